@@ -1,0 +1,1 @@
+//! Geometry engine (in progress).
