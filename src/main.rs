@@ -1,1 +1,38 @@
-fn main() {}
+//! `koanscope`: the command-line front of the table assistant. Each command lives in its own
+//! module under `commands/` and only wires the layers together.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "koanscope",
+    version,
+    about = "A computer-vision table assistant for Zendo"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Derive every attribute, relation and koan from a poses (or scene) document.
+    Attributes(commands::attributes::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Attributes(args) => commands::attributes::run(args),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            // Reported once, here, with the whole chain of context.
+            eprintln!("error: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -30,13 +30,9 @@ pub struct Scene {
 /// A scene document that could not be read, with the place of the fault.
 #[derive(Debug, thiserror::Error)]
 pub enum SceneError {
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("not a scene document: {0}")]
+    #[error("cannot read the file")]
+    Io(#[source] std::io::Error),
+    #[error("not a scene document")]
     Json(#[from] serde_json::Error),
     #[error("{field}: {message}")]
     Invalid { field: String, message: String },
@@ -64,10 +60,7 @@ impl Scene {
     }
 
     pub fn from_path(path: &Path) -> Result<Scene, SceneError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(SceneError::Io)?;
         Scene::from_json_str(&text)
     }
 
@@ -124,9 +117,11 @@ struct RawPiece {
     pips: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shape: Option<String>,
-    /// Ground-truth files also carry the same matrix as `pose`.
-    #[serde(default, alias = "pose")]
+    #[serde(default)]
     table_from_piece: Option<Vec<Vec<f64>>>,
+    /// Ground-truth files also carry the same matrix as `pose`.
+    #[serde(default, skip_serializing)]
+    pose: Option<Vec<Vec<f64>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     base_center_mm: Option<[f64; 3]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,7 +157,11 @@ impl From<&Scene> for RawScene {
 impl From<&Piece> for RawPiece {
     fn from(p: &Piece) -> RawPiece {
         let m = p.table_from_piece.to_homogeneous();
-        let rows = (0..4).map(|r| (0..4).map(|c| m[(r, c)]).collect()).collect();
+        // Nine decimals is far below a micrometre and keeps the document readable.
+        let round = |v: f64| (v * 1e9).round() / 1e9;
+        let rows = (0..4)
+            .map(|r| (0..4).map(|c| round(m[(r, c)])).collect())
+            .collect();
         let a = p.attributes.as_ref();
         RawPiece {
             id: Some(p.id),
@@ -172,6 +171,7 @@ impl From<&Piece> for RawPiece {
             pips: Some(p.pips()),
             shape: (p.shape != Shape::Pyramid).then(|| p.shape.word().to_string()),
             table_from_piece: Some(rows),
+            pose: None,
             base_center_mm: a.map(|a| a.base_center_mm.coords.into()),
             apex_mm: a.map(|a| a.apex_mm.coords.into()),
             axis: a.map(|a| a.axis.into()),
@@ -230,7 +230,9 @@ impl RawPiece {
             .map_err(|e| invalid(at("color"), format!("{e}")))?;
         let size = match (self.size, self.pips) {
             (Some(word), pips) => {
-                let size: Size = word.parse().map_err(|e| invalid(at("size"), format!("{e}")))?;
+                let size: Size = word
+                    .parse()
+                    .map_err(|e| invalid(at("size"), format!("{e}")))?;
                 if let Some(pips) = pips
                     && pips != size.pips()
                 {
@@ -241,17 +243,23 @@ impl RawPiece {
                 }
                 size
             }
-            (None, Some(pips)) => Size::from_pips(pips)
-                .ok_or_else(|| invalid(at("pips"), format!("{pips} pips: a piece has 1, 2 or 3")))?,
+            (None, Some(pips)) => Size::from_pips(pips).ok_or_else(|| {
+                invalid(at("pips"), format!("{pips} pips: a piece has 1, 2 or 3"))
+            })?,
             (None, None) => return Err(invalid(at("size"), "missing")),
         };
         let shape = match self.shape {
-            Some(word) => word.parse().map_err(|e| invalid(at("shape"), format!("{e}")))?,
+            Some(word) => word
+                .parse()
+                .map_err(|e| invalid(at("shape"), format!("{e}")))?,
             None => Shape::Pyramid,
         };
-        let matrix = self
-            .table_from_piece
-            .ok_or_else(|| invalid(at("table_from_piece"), "missing (a 4x4 rigid transform, mm)"))?;
+        let matrix = self.table_from_piece.or(self.pose).ok_or_else(|| {
+            invalid(
+                at("table_from_piece"),
+                "missing (a 4x4 rigid transform, mm)",
+            )
+        })?;
         let table_from_piece =
             rigid_from_rows(&matrix).map_err(|message| invalid(at("table_from_piece"), message))?;
         let orientation = match self.orientation {
@@ -308,7 +316,9 @@ impl RawPiece {
 pub fn rigid_from_rows(rows: &[Vec<f64>]) -> Result<Isometry3<f64>, String> {
     if rows.len() != 4 || rows.iter().any(|r| r.len() != 4) {
         let shape: Vec<usize> = rows.iter().map(Vec::len).collect();
-        return Err(format!("expected 4 rows of 4 numbers, got rows of lengths {shape:?}"));
+        return Err(format!(
+            "expected 4 rows of 4 numbers, got rows of lengths {shape:?}"
+        ));
     }
     if rows.iter().flatten().any(|v| !v.is_finite()) {
         return Err("contains a number that is not finite".into());
@@ -351,7 +361,10 @@ fn validate_koans(pieces: &[Piece], koans: &[Koan]) -> Result<(), SceneError> {
         let members: BTreeSet<PieceId> = koan.pieces.iter().copied().collect();
         for id in &koan.pieces {
             if !known.contains(id) {
-                return Err(invalid(at("pieces"), format!("names piece {id}, which is not in the scene")));
+                return Err(invalid(
+                    at("pieces"),
+                    format!("names piece {id}, which is not in the scene"),
+                ));
             }
             if let Some(other) = owner.insert(*id, koan.id) {
                 return Err(invalid(
@@ -406,10 +419,16 @@ fn check_members(
 ) -> Result<(), SceneError> {
     for id in ids {
         if !known.contains(id) {
-            return Err(invalid(field, format!("names piece {id}, which is not in the scene")));
+            return Err(invalid(
+                field,
+                format!("names piece {id}, which is not in the scene"),
+            ));
         }
         if !members.contains(id) {
-            return Err(invalid(field, format!("names piece {id}, which is not in this koan")));
+            return Err(invalid(
+                field,
+                format!("names piece {id}, which is not in this koan"),
+            ));
         }
     }
     Ok(())

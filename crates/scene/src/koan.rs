@@ -46,7 +46,10 @@ impl Koan {
 
     /// Targets of `from`'s pointing ray, nearest first.
     pub fn targets_of(&self, from: PieceId) -> impl Iterator<Item = PieceId> + '_ {
-        self.pointing.iter().filter(move |p| p[0] == from).map(|p| p[1])
+        self.pointing
+            .iter()
+            .filter(move |p| p[0] == from)
+            .map(|p| p[1])
     }
 
     /// The tower a piece belongs to (a lone piece is a tower of one).

@@ -18,7 +18,9 @@ mod koan;
 mod piece;
 
 pub use document::{SCHEMA, Scene, SceneError, rigid_from_rows};
-pub use koan::{InsertedDetail, JudgmentCall, Koan, PointingDetail, RelationsDetail, TouchingDetail};
+pub use koan::{
+    InsertedDetail, JudgmentCall, Koan, PointingDetail, RelationsDetail, TouchingDetail,
+};
 pub use piece::{
     Color, KoanId, Mark, Orientation, Piece, PieceAttributes, PieceId, PieceMargins, Shape, Size,
     UnknownWord,

@@ -1,0 +1,3 @@
+//! One module per command (or command group); `main.rs` only dispatches.
+
+pub mod attributes;
