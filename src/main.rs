@@ -20,12 +20,16 @@ struct Cli {
 enum Command {
     /// Derive every attribute, relation and koan from a poses (or scene) document.
     Attributes(commands::attributes::Args),
+    /// Calibrate the camera and the table, or write the printable target.
+    #[command(subcommand)]
+    Calibrate(commands::calibrate::Calibrate),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Attributes(args) => commands::attributes::run(args),
+        Command::Calibrate(command) => commands::calibrate::run(command),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
