@@ -20,12 +20,15 @@ struct Cli {
 enum Command {
     /// Derive every attribute, relation and koan from a poses (or scene) document.
     Attributes(commands::attributes::Args),
+    /// Feed a dataset's true poses to the geometry engine and report agreement per attribute.
+    GeometryCheck(commands::geometry_check::Args),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Attributes(args) => commands::attributes::run(args),
+        Command::GeometryCheck(args) => commands::geometry_check::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,19 +1,30 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use koanscope_geometry::Engine;
+use koanscope_scene::Scene;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A poses document or a full scene document (JSON).
+    /// A poses document or a full scene document (JSON); attributes it carries are derived anew.
     pub poses: PathBuf,
     /// Indent the JSON for people.
     #[arg(long)]
     pub pretty: bool,
+    /// Keep the document's koans (a Master's grouping) instead of grouping by the 30 mm gap.
+    #[arg(long)]
+    pub keep_koans: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let scene = koanscope_scene::Scene::from_path(&args.poses)
+    let mut scene = Scene::from_path(&args.poses)
         .with_context(|| format!("reading {}", args.poses.display()))?;
+    let engine = Engine::default();
+    if args.keep_koans {
+        engine.derive_keeping_koans(&mut scene);
+    } else {
+        engine.derive(&mut scene);
+    }
     println!("{}", scene.to_json_string(args.pretty));
     Ok(())
 }

@@ -1,3 +1,4 @@
 //! One module per command (or command group); `main.rs` only dispatches.
 
 pub mod attributes;
+pub mod geometry_check;

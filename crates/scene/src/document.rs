@@ -378,6 +378,8 @@ fn validate_koans(pieces: &[Piece], koans: &[Koan]) -> Result<(), SceneError> {
             ("pointing", &koan.pointing),
             ("inserted", &koan.inserted),
             ("fully_inserted", &koan.fully_inserted),
+            ("same_direction", &koan.same_direction),
+            ("opposite_direction", &koan.opposite_direction),
         ];
         for (field, list) in pairs {
             for pair in list.iter() {
