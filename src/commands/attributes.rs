@@ -11,6 +11,9 @@ pub struct Args {
     /// Indent the JSON for people.
     #[arg(long)]
     pub pretty: bool,
+    /// Describe the koans in words instead of printing the scene document.
+    #[arg(long, conflicts_with = "pretty")]
+    pub text: bool,
     /// Keep the document's koans (a Master's grouping) instead of grouping by the 30 mm gap.
     #[arg(long)]
     pub keep_koans: bool,
@@ -25,6 +28,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         engine.derive(&mut scene);
     }
-    println!("{}", scene.to_json_string(args.pretty));
+    if args.text {
+        print!("{}", crate::text::describe(&scene));
+    } else {
+        println!("{}", scene.to_json_string(args.pretty));
+    }
     Ok(())
 }

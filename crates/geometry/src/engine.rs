@@ -318,7 +318,7 @@ impl Engine {
                 let to = &placed[j];
                 let meeting = ray.meet(to);
                 if meeting.hits {
-                    hits.push((meeting.distance, to.id, meeting.margin));
+                    hits.push((meeting.distance, meeting.exit, to.id, meeting.margin));
                 } else if -meeting.margin < w.pointing_mm {
                     detail.pointing.push(PointingDetail {
                         a: from.id,
@@ -337,13 +337,16 @@ impl Engine {
                     ));
                 }
             }
-            // Nearest first; pieces the ray starts inside tie at 0 and go by id.
+            // Nearest entry first. A ray that starts inside several pieces (the bottom of a tower,
+            // the heart of a nest) enters them all at 0: the one it leaves first comes first.
             hits.sort_by(|a, b| {
-                round_to(a.0, 6)
-                    .total_cmp(&round_to(b.0, 6))
-                    .then(a.1.cmp(&b.1))
+                let key = |h: &(f64, f64, PieceId, f64)| (round_to(h.0, 6), round_to(h.1, 6));
+                let (ka, kb) = (key(a), key(b));
+                ka.0.total_cmp(&kb.0)
+                    .then(ka.1.total_cmp(&kb.1))
+                    .then(a.2.cmp(&b.2))
             });
-            for (rank, (distance, to, margin)) in hits.into_iter().enumerate() {
+            for (rank, (distance, _, to, margin)) in hits.into_iter().enumerate() {
                 pointing.push([from.id, to]);
                 detail.pointing.push(PointingDetail {
                     a: from.id,
@@ -545,13 +548,40 @@ impl Engine {
         scene: &Scene,
     ) {
         let gap = self.thresholds.koan_gap_mm;
+        let linked = |a: usize, b: usize, skip: (usize, usize)| {
+            // Is `b` reachable from `a` through links closer than the gap, without `skip`?
+            let mut seen = BTreeSet::from([a]);
+            let mut todo = vec![a];
+            while let Some(x) = todo.pop() {
+                for (&(i, j), &d) in near {
+                    if d >= gap || (i, j) == skip || (i != x && j != x) {
+                        continue;
+                    }
+                    let y = if i == x { j } else { i };
+                    if seen.insert(y) {
+                        todo.push(y);
+                    }
+                }
+            }
+            seen.contains(&b)
+        };
         for (&(i, j), &d) in near {
             let margin = gap - d;
             if margin.abs() >= self.windows.koan_gap_mm {
                 continue;
             }
-            let ids = vec![placed[i].id, placed[j].id];
             let (ki, kj) = (scene.pieces[i].koan, scene.pieces[j].koan);
+            // A call only where the other decision would change the koans: two koans that
+            // would merge, or a koan held together by this one link alone.
+            let decisive = if margin <= 0.0 {
+                ki != kj
+            } else {
+                !linked(i, j, (i, j))
+            };
+            if !decisive {
+                continue;
+            }
+            let ids = vec![placed[i].id, placed[j].id];
             for k in [ki, kj].into_iter().flatten().collect::<BTreeSet<_>>() {
                 if let Some(koan) = koans.iter_mut().find(|x| x.id == k) {
                     koan.judgment_calls.push(call(

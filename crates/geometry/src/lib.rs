@@ -22,12 +22,14 @@
 mod engine;
 mod model;
 mod params;
+mod place;
 mod placed;
 mod ray;
 
 pub use engine::Engine;
 pub use model::{DEFAULT_MODELS_TOML, PieceModels, PyramidDims};
 pub use params::{CallWindows, Thresholds};
+pub use place::{Placer, REST_CLEARANCE_MM};
 
 /// What can go wrong before any geometry is done.
 #[derive(Debug, thiserror::Error)]

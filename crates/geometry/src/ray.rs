@@ -31,6 +31,8 @@ pub(crate) struct BentRay {
 pub(crate) struct RayMeeting {
     /// Length along the bent ray to the entry point (0 when it starts inside).
     pub distance: f64,
+    /// Length along the bent ray to where it leaves the solid.
+    pub exit: f64,
     /// Deepest point of the ray inside the solid (positive), or minus its closest approach.
     pub margin: f64,
     pub hits: bool,
@@ -80,14 +82,16 @@ impl BentRay {
         let planes = &target.shape.outer_planes;
         let mut travelled = 0.0;
         let mut entry = None;
+        let mut exit = f64::INFINITY;
         let mut deepest = f64::NEG_INFINITY;
         for leg in &self.legs {
             let origin_piece = pose.inverse_transform_point(&leg.origin);
             let dir_piece = pose.inverse_transform_vector(&leg.dir);
-            if entry.is_none()
-                && let Some(t) = entry_on_segment(planes, &origin_piece, &dir_piece, leg.length)
+            if let Some((t_in, t_out)) =
+                span_on_segment(planes, &origin_piece, &dir_piece, leg.length)
             {
-                entry = Some(travelled + t);
+                entry.get_or_insert(travelled + t_in);
+                exit = travelled + t_out;
             }
             deepest = deepest.max(max_depth_on_segment(
                 planes,
@@ -100,6 +104,7 @@ impl BentRay {
         match entry {
             Some(distance) => RayMeeting {
                 distance,
+                exit,
                 margin: deepest.max(0.0),
                 hits: true,
             },
@@ -120,6 +125,7 @@ impl BentRay {
                     .fold(f64::INFINITY, f64::min);
                 RayMeeting {
                     distance: f64::INFINITY,
+                    exit,
                     margin: -miss,
                     hits: false,
                 }
@@ -128,15 +134,15 @@ impl BentRay {
     }
 }
 
-/// Where a segment enters a convex solid given by half-spaces (0 when it starts inside), by
-/// clipping it against each face. Exact for the five faces of a pyramid; parry's GJK ray cast
+/// Where a segment enters (0 when it starts inside) and leaves a convex solid given by
+/// half-spaces, by clipping it against each face. Exact for the five faces of a pyramid; parry's GJK ray cast
 /// misses rays that start inside along the pyramid's own axis (the lower piece of a tower).
-fn entry_on_segment(
+fn span_on_segment(
     planes: &[Plane; 5],
     origin: &Point3<f64>,
     dir: &Vector3<f64>,
     length: f64,
-) -> Option<f64> {
+) -> Option<(f64, f64)> {
     let (mut t_in, mut t_out) = (0.0_f64, length);
     for plane in planes {
         let (depth, rate) = (plane.depth(origin), -plane.normal.dot(dir));
@@ -150,7 +156,7 @@ fn entry_on_segment(
             t_out = t_out.min(-depth / rate);
         }
     }
-    (t_in <= t_out).then_some(t_in)
+    (t_in <= t_out).then_some((t_in, t_out))
 }
 
 /// max over t in [0, length] of min_i depth_i(origin + dir t): a concave piecewise-linear function,
