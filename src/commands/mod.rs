@@ -2,3 +2,5 @@
 
 pub mod attributes;
 pub mod calibrate;
+pub mod demo;
+pub mod geometry_check;
