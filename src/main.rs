@@ -28,6 +28,10 @@ enum Command {
     /// Calibrate the camera and the table, or write the printable target.
     #[command(subcommand)]
     Calibrate(commands::calibrate::Calibrate),
+    /// Find every piece in a calibrated frame and write the scene document (and an overlay).
+    Analyze(commands::analyze::Args),
+    /// Calibrate from a dataset, analyse every scene and compare with its truth.
+    Eval(commands::eval::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -37,6 +41,8 @@ fn main() -> std::process::ExitCode {
         Command::Attributes(args) => commands::attributes::run(args),
         Command::GeometryCheck(args) => commands::geometry_check::run(args),
         Command::Calibrate(command) => commands::calibrate::run(command),
+        Command::Analyze(args) => commands::analyze::run(args),
+        Command::Eval(args) => commands::eval::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
