@@ -30,6 +30,8 @@ pub struct ColorModel {
     pub min_chroma_difference: f64,
     pub max_dark_ratio: f64,
     pub min_chroma: f64,
+    pub shadow_chroma_difference: f64,
+    pub shadow_dark_ratio: f64,
     pub colors: Vec<ColorPrototype>,
 }
 
@@ -38,7 +40,7 @@ pub struct ColorModel {
 pub enum PixelClass {
     /// Looks like the table (or its shadows).
     Table,
-    /// Differs from the table but has no piece colour (glare, white, hands).
+    /// Differs from the table but has no sure piece colour (tinted shadows, glare, hands).
     Unknown,
     /// A piece pixel of this colour.
     Piece(Color),
@@ -100,6 +102,13 @@ impl ColorModel {
         let dark = dark_ratio < self.max_dark_ratio;
         if chroma_difference < self.min_chroma_difference && !dark {
             return PixelClass::Table;
+        }
+        // Translucent pieces cast tinted shadows: darker than the table and only weakly coloured.
+        if chroma_difference < self.shadow_chroma_difference
+            && dark_ratio < self.shadow_dark_ratio
+            && !dark
+        {
+            return PixelClass::Unknown;
         }
         let chroma = a.hypot(b);
         if chroma < self.min_chroma {

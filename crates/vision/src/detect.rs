@@ -12,7 +12,10 @@ use opencv::prelude::*;
 use crate::camera::Camera;
 use crate::color::{ColorModel, PixelClass};
 use crate::error::{CvContext, VisionError};
-use crate::pose::{Resting, centroid_piece, resting_pose, row_span, silhouette};
+use crate::pose::{
+    Resting, cavity_apex_depth, centroid_piece, flat_tilt, pose_on_table, pose_upright_at,
+    row_span, silhouette,
+};
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +31,9 @@ pub struct DetectParams {
     /// A further piece in a region must rest on unexplained pixels for this share of its
     /// silhouette, so fringes left around a fitted piece do not become pieces.
     pub min_new_support: f64,
+    /// Explaining a region with leaning or upside-down pieces must beat explaining it with
+    /// upright, flat and stacked ones by this share of the region's pixels.
+    pub tilted_margin: f64,
 }
 
 impl Default for DetectParams {
@@ -38,6 +44,7 @@ impl Default for DetectParams {
             leak_weight: 2.0,
             max_pieces_per_region: 6,
             min_new_support: 0.4,
+            tilted_margin: 0.05,
         }
     }
 }
@@ -133,6 +140,7 @@ fn continuous_bytes(mat: &Mat) -> Result<Vec<u8>, VisionError> {
 }
 
 /// A connected region of one colour, as pixel lists in its bounding box.
+#[derive(Clone)]
 struct Region {
     color: Color,
     x0: usize,
@@ -143,6 +151,33 @@ struct Region {
     target: Vec<u8>,
     /// 1 where another piece (any other foreground) may hide this one: neither reward nor cost.
     dontcare: Vec<u8>,
+}
+
+impl Region {
+    /// Mean pixel of what is left to explain.
+    fn target_centre(&self) -> Option<Point2<f64>> {
+        let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
+        for y in 0..self.h {
+            for x in 0..self.w {
+                if self.target[y * self.w + x] == 1 {
+                    sx += (self.x0 + x) as f64;
+                    sy += (self.y0 + y) as f64;
+                    n += 1.0;
+                }
+            }
+        }
+        (n > 0.0).then(|| Point2::new(sx / n, sy / n))
+    }
+
+    /// Whether a table point projects inside the region's box, grown by `margin_px`.
+    fn holds(&self, camera: &Camera, point: &Point3<f64>, margin_px: f64) -> bool {
+        camera.project_table(point).is_some_and(|p| {
+            p.x >= self.x0 as f64 - margin_px
+                && p.y >= self.y0 as f64 - margin_px
+                && p.x <= (self.x0 + self.w) as f64 + margin_px
+                && p.y <= (self.y0 + self.h) as f64 + margin_px
+        })
+    }
 }
 
 /// Connected regions of each colour, after removing speckle.
@@ -327,9 +362,21 @@ fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Over
 struct Hypothesis {
     size: Size,
     resting: Resting,
+    /// On the table: the solid's centroid; stacked: the base centre (table frame, mm).
     x: f64,
     y: f64,
     yaw: f64,
+    /// Tip about a base edge (on the table only), radians.
+    tilt: f64,
+    /// Height of the base centre (stacked only), mm.
+    lift: f64,
+}
+
+/// Which parameters a refinement may move.
+#[derive(Debug, Clone, Copy)]
+struct Freedom {
+    first_step_mm: f64,
+    tilt: bool,
 }
 
 /// Finds pieces in frames from one calibrated camera.
@@ -355,31 +402,111 @@ impl Detector {
     }
 
     /// Like [`Detector::detect`], from a segmentation already made.
+    ///
+    /// Two passes: the first finds pieces standing on the table; the second fits again the
+    /// regions that hold the apex of an upright piece found elsewhere, now also trying pieces
+    /// stacked on that apex (towers of different colours).
     pub fn detect_in(
         &self,
         seg: &Segmentation,
         camera: &Camera,
     ) -> Result<Vec<Detection>, VisionError> {
-        let mut detections = Vec::new();
-        for mut region in regions(seg, &self.params, 40)? {
-            for _ in 0..self.params.max_pieces_per_region {
-                let remaining: usize = region.target.iter().map(|v| usize::from(*v)).sum();
-                if remaining < self.params.min_region_px {
-                    break;
-                }
-                let Some(found) = self.fit_one(&region, camera) else {
-                    break;
-                };
-                explain(&mut region, &found.outline_px);
-                open_residual(&mut region);
-                detections.push(found);
+        let regions = regions(seg, &self.params, 40)?;
+        let mut per_region: Vec<Vec<Detection>> = regions
+            .iter()
+            .map(|r| self.explain_region(r.clone(), camera, &[]))
+            .collect();
+        let apexes: Vec<(usize, Point3<f64>)> = per_region
+            .iter()
+            .enumerate()
+            .flat_map(|(i, found)| {
+                found
+                    .iter()
+                    .filter(|d| matches!(d.resting, Resting::Upright | Resting::Stacked))
+                    .map(move |d| (i, apex_of(d, &self.pieces)))
+            })
+            .collect();
+        for (i, region) in regions.iter().enumerate() {
+            let supports: Vec<Point3<f64>> = apexes
+                .iter()
+                .filter(|(j, apex)| *j != i && region.holds(camera, apex, 15.0))
+                .map(|(_, apex)| *apex)
+                .collect();
+            if !supports.is_empty() {
+                per_region[i] = self.explain_region(region.clone(), camera, &supports);
             }
         }
-        Ok(detections)
+        Ok(per_region.into_iter().flatten().collect())
+    }
+
+    /// Explains a region with the usual poses (upright, flat, stacked) and again allowing
+    /// leaning and upside-down pieces; the second wins only if it explains the whole region
+    /// clearly better, since a tilted pyramid can cover two touching pieces at once.
+    fn explain_region(
+        &self,
+        region: Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+    ) -> Vec<Detection> {
+        let (usual, usual_score) =
+            self.explain_region_with(region.clone(), camera, supports, false);
+        let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+        let (tilted, tilted_score) = self.explain_region_with(region, camera, supports, true);
+        if tilted_score > usual_score + self.params.tilted_margin * area {
+            tilted
+        } else {
+            usual
+        }
+    }
+
+    /// Fits pieces to a region one by one until what is left is too little; returns them and
+    /// how well they explain the region (pixels covered, less leaks, unexplained pixels and a
+    /// price per piece).
+    fn explain_region_with(
+        &self,
+        mut region: Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        allow_tilted: bool,
+    ) -> (Vec<Detection>, f64) {
+        let mut found: Vec<Detection> = Vec::new();
+        let mut total = 0.0;
+        for _ in 0..self.params.max_pieces_per_region {
+            let remaining: usize = region.target.iter().map(|v| usize::from(*v)).sum();
+            if remaining < self.params.min_region_px {
+                break;
+            }
+            // Pieces already fitted here may carry one of the same colour.
+            let mut all_supports = supports.to_vec();
+            all_supports.extend(
+                found
+                    .iter()
+                    .filter(|d| matches!(d.resting, Resting::Upright | Resting::Stacked))
+                    .map(|d| apex_of(d, &self.pieces)),
+            );
+            let Some((piece, score)) = self.fit_one(&region, camera, &all_supports, allow_tilted)
+            else {
+                break;
+            };
+            total += score - self.params.min_region_px as f64;
+            explain(&mut region, &piece.outline_px);
+            open_residual(&mut region);
+            found.push(piece);
+        }
+        let unexplained = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+        (found, total - unexplained)
     }
 
     fn dims(&self, size: Size) -> PyramidDims {
         self.pieces.dims(size)
+    }
+
+    fn pose(&self, h: &Hypothesis) -> Isometry3<f64> {
+        let dims = self.dims(h.size);
+        match h.resting {
+            Resting::Stacked => pose_upright_at(&Point3::new(h.x, h.y, h.lift), h.yaw),
+            _ => pose_on_table(&dims, h.tilt, h.x, h.y, h.yaw),
+        }
     }
 
     fn outline(
@@ -387,9 +514,8 @@ impl Detector {
         camera: &Camera,
         h: &Hypothesis,
     ) -> Option<(Isometry3<f64>, Vec<Point2<f64>>)> {
-        let dims = self.dims(h.size);
-        let pose = resting_pose(&dims, h.resting, h.x, h.y, h.yaw);
-        let outline = silhouette(camera, &dims, &pose)?;
+        let pose = self.pose(h);
+        let outline = silhouette(camera, &self.dims(h.size), &pose)?;
         Some((pose, outline))
     }
 
@@ -409,56 +535,118 @@ impl Detector {
         }
     }
 
-    /// The best single piece for what is left of a region, if it explains enough of it.
-    fn fit_one(&self, region: &Region, camera: &Camera) -> Option<Detection> {
-        let prefix = Prefix::new(region);
-        let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
-        for y in 0..region.h {
-            for x in 0..region.w {
-                if region.target[y * region.w + x] == 1 {
-                    sx += (region.x0 + x) as f64;
-                    sy += (region.y0 + y) as f64;
-                    n += 1.0;
-                }
-            }
-        }
-        if n == 0.0 {
-            return None;
-        }
-        let centre_px = Point2::new(sx / n, sy / n);
-        let mut best: Option<(f64, Hypothesis)> = None;
-        for size in [Size::Small, Size::Medium, Size::Large] {
-            let dims = self.dims(size);
-            for resting in [Resting::Upright, Resting::Flat] {
-                let centroid_height =
-                    (resting_pose(&dims, resting, 0.0, 0.0, 0.0) * centroid_piece(&dims)).z;
-                let at = camera.pixel_to_table_plane(&centre_px, centroid_height)?;
-                let (period, steps) = match resting {
-                    Resting::Upright => (std::f64::consts::FRAC_PI_2, 12),
-                    Resting::Flat => (std::f64::consts::TAU, 24),
+    /// Scores `steps` yaws of a hypothesis over `period` and refines the best `keep` of them.
+    #[allow(clippy::too_many_arguments)]
+    fn search_yaw(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        start: Hypothesis,
+        period: f64,
+        steps: u32,
+        keep: usize,
+        freedom: Freedom,
+    ) -> Option<(f64, Hypothesis)> {
+        let mut seeds: Vec<(f64, Hypothesis)> = (0..steps)
+            .map(|i| {
+                let h = Hypothesis {
+                    yaw: period * f64::from(i) / f64::from(steps),
+                    ..start
                 };
-                let mut seeds: Vec<(f64, Hypothesis)> = (0..steps)
-                    .map(|i| {
-                        let h = Hypothesis {
-                            size,
-                            resting,
-                            x: at.x,
-                            y: at.y,
-                            yaw: period * f64::from(i) / f64::from(steps),
-                        };
-                        (self.score(region, &prefix, camera, &h).0, h)
-                    })
-                    .collect();
-                seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
-                for (_, seed) in seeds.into_iter().take(3) {
-                    let refined = self.refine(region, &prefix, camera, seed);
-                    if best.as_ref().is_none_or(|(s, _)| refined.0 > *s) {
-                        best = Some(refined);
-                    }
-                }
+                (self.score(region, prefix, camera, &h).0, h)
+            })
+            .collect();
+        seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
+        seeds
+            .into_iter()
+            .take(keep)
+            .map(|(_, seed)| self.refine(region, prefix, camera, seed, freedom))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+
+    /// The best single piece for what is left of a region, if it explains enough of it.
+    fn fit_one(
+        &self,
+        region: &Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        allow_tilted: bool,
+    ) -> Option<(Detection, f64)> {
+        use std::f64::consts::{FRAC_PI_2, TAU};
+        let prefix = Prefix::new(region);
+        let centre_px = region.target_centre()?;
+        let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
+            if let Some(c) = c
+                && best.as_ref().is_none_or(|(s, _)| c.0 > *s)
+            {
+                *best = Some(c);
+            }
+        };
+        let sizes = [Size::Small, Size::Medium, Size::Large];
+        let free_xy = Freedom {
+            first_step_mm: 4.0,
+            tilt: false,
+        };
+        let mut best: Option<(f64, Hypothesis)> = None;
+        for size in sizes {
+            let dims = self.dims(size);
+            for (resting, tilt, period, steps) in [
+                (Resting::Upright, 0.0, FRAC_PI_2, 12),
+                (Resting::Flat, flat_tilt(&dims), TAU, 24),
+            ] {
+                let Some(start) = self.start_on_table(camera, &centre_px, size, resting, tilt)
+                else {
+                    continue;
+                };
+                let found =
+                    self.search_yaw(region, &prefix, camera, start, period, steps, 3, free_xy);
+                keep_better(&mut best, found);
+            }
+            for apex in supports {
+                let lift = apex.z - dims.height_mm + cavity_apex_depth(&dims, self.pieces.wall_mm);
+                let start = Hypothesis {
+                    size,
+                    resting: Resting::Stacked,
+                    x: apex.x,
+                    y: apex.y,
+                    yaw: 0.0,
+                    tilt: 0.0,
+                    lift: lift.max(0.0),
+                };
+                let nudge = Freedom {
+                    first_step_mm: 1.0,
+                    tilt: false,
+                };
+                let found =
+                    self.search_yaw(region, &prefix, camera, start, FRAC_PI_2, 12, 2, nudge);
+                keep_better(&mut best, found);
             }
         }
-        let (_, h) = best?;
+        // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
+        // the region as a whole decides (see `explain_region`).
+        let mut tilted: Option<(f64, Hypothesis)> = None;
+        let free_tilt = Freedom {
+            first_step_mm: 4.0,
+            tilt: true,
+        };
+        for size in sizes.into_iter().filter(|_| allow_tilted) {
+            for tilt_deg in [45.0_f64, 70.0, 150.0, 180.0] {
+                let Some(start) = self.start_on_table(
+                    camera,
+                    &centre_px,
+                    size,
+                    Resting::Tilted,
+                    tilt_deg.to_radians(),
+                ) else {
+                    continue;
+                };
+                let found = self.search_yaw(region, &prefix, camera, start, TAU, 16, 1, free_tilt);
+                keep_better(&mut tilted, found);
+            }
+        }
+        keep_better(&mut best, tilted);
+        let (best_score, h) = best?;
         let (_, o) = self.score(region, &prefix, camera, &h);
         let precision = o.on / (o.on + o.off).max(1.0);
         let support = o.on / (o.on + o.off + o.care).max(1.0);
@@ -471,7 +659,7 @@ impl Detector {
         let (pose, outline) = self.outline(camera, &h)?;
         let dims = self.dims(h.size);
         let image_xy = camera.project_table(&(pose * centroid_piece(&dims)))?;
-        Some(Detection {
+        let detection = Detection {
             color: region.color,
             size: h.size,
             resting: h.resting,
@@ -479,34 +667,80 @@ impl Detector {
             image_xy,
             confidence: precision.clamp(0.0, 1.0),
             outline_px: outline,
+        };
+        Some((detection, best_score))
+    }
+
+    /// A hypothesis resting on the table under the region's centre pixel.
+    fn start_on_table(
+        &self,
+        camera: &Camera,
+        centre_px: &Point2<f64>,
+        size: Size,
+        resting: Resting,
+        tilt: f64,
+    ) -> Option<Hypothesis> {
+        let dims = self.dims(size);
+        let centroid_height = (pose_on_table(&dims, tilt, 0.0, 0.0, 0.0) * centroid_piece(&dims)).z;
+        let at = camera.pixel_to_table_plane(centre_px, centroid_height)?;
+        Some(Hypothesis {
+            size,
+            resting,
+            x: at.x,
+            y: at.y,
+            yaw: 0.0,
+            tilt,
+            lift: 0.0,
         })
     }
 
-    /// Pattern search over position and yaw, halving the steps until they are fine.
+    /// Pattern search over position, yaw (and tilt), halving the steps until they are fine.
     fn refine(
         &self,
         region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         start: Hypothesis,
+        freedom: Freedom,
     ) -> (f64, Hypothesis) {
         let mut current = start;
         let mut current_score = self.score(region, prefix, camera, &current).0;
-        let (mut step_mm, mut step_yaw) = (4.0, 8f64.to_radians());
+        let mut step_mm = freedom.first_step_mm;
+        let mut step_angle = 8f64.to_radians() * freedom.first_step_mm / 4.0;
+        let moves: &[(f64, f64, f64, f64)] = if freedom.tilt {
+            &[
+                (1.0, 0.0, 0.0, 0.0),
+                (-1.0, 0.0, 0.0, 0.0),
+                (0.0, 1.0, 0.0, 0.0),
+                (0.0, -1.0, 0.0, 0.0),
+                (0.0, 0.0, 1.0, 0.0),
+                (0.0, 0.0, -1.0, 0.0),
+                (0.0, 0.0, 0.0, 1.0),
+                (0.0, 0.0, 0.0, -1.0),
+            ]
+        } else {
+            &[
+                (1.0, 0.0, 0.0, 0.0),
+                (-1.0, 0.0, 0.0, 0.0),
+                (0.0, 1.0, 0.0, 0.0),
+                (0.0, -1.0, 0.0, 0.0),
+                (0.0, 0.0, 1.0, 0.0),
+                (0.0, 0.0, -1.0, 0.0),
+            ]
+        };
         while step_mm > 0.15 {
             let mut improved = false;
-            for (dx, dy, dyaw) in [
-                (1.0, 0.0, 0.0),
-                (-1.0, 0.0, 0.0),
-                (0.0, 1.0, 0.0),
-                (0.0, -1.0, 0.0),
-                (0.0, 0.0, 1.0),
-                (0.0, 0.0, -1.0),
-            ] {
+            for (dx, dy, dyaw, dtilt) in moves {
                 let candidate = Hypothesis {
                     x: current.x + dx * step_mm,
                     y: current.y + dy * step_mm,
-                    yaw: current.yaw + dyaw * step_yaw,
+                    yaw: current.yaw + dyaw * step_angle,
+                    tilt: if freedom.tilt {
+                        (current.tilt + dtilt * step_angle)
+                            .clamp(10f64.to_radians(), std::f64::consts::PI)
+                    } else {
+                        current.tilt
+                    },
                     ..current
                 };
                 let s = self.score(region, prefix, camera, &candidate).0;
@@ -518,11 +752,16 @@ impl Detector {
             }
             if !improved {
                 step_mm /= 2.0;
-                step_yaw /= 2.0;
+                step_angle /= 2.0;
             }
         }
         (current_score, current)
     }
+}
+
+/// The apex of a detected piece, table frame.
+fn apex_of(d: &Detection, pieces: &PieceModels) -> Point3<f64> {
+    d.table_from_piece * Point3::new(0.0, 0.0, pieces.dims(d.size).height_mm)
 }
 
 /// Marks the pixels under a fitted silhouette as explained: later pieces may overlap them freely.

@@ -12,6 +12,10 @@ pub enum Resting {
     Upright,
     /// Lying on one triangular side on the table.
     Flat,
+    /// Tipped about a base edge (leaning) or standing on its apex: its lowest point on the table.
+    Tilted,
+    /// Upright with its cavity over the tip of an upright piece below (a tower).
+    Stacked,
 }
 
 /// The five corners of a pyramid in its own frame: base corners then apex.
@@ -31,26 +35,17 @@ pub fn centroid_piece(dims: &PyramidDims) -> Point3<f64> {
     Point3::new(0.0, 0.0, dims.height_mm / 4.0)
 }
 
-/// The rotation that lays a piece on its side face at -y, that face down.
-fn lie_on_side(dims: &PyramidDims) -> Rotation3<f64> {
-    let outward = Vector3::new(0.0, -dims.height_mm, dims.base_mm / 2.0).normalize();
-    Rotation3::rotation_between(&outward, &-Vector3::z()).unwrap_or_else(Rotation3::identity)
+/// The tilt that lays a piece on a side face: 180° less the angle between a side and the base.
+pub fn flat_tilt(dims: &PyramidDims) -> f64 {
+    std::f64::consts::PI - (dims.height_mm / (dims.base_mm / 2.0)).atan()
 }
 
-/// A pose resting on the table (z = 0), placed so the solid's centroid is above (x, y) and
-/// turned by `yaw` about the vertical.
-pub fn resting_pose(
-    dims: &PyramidDims,
-    resting: Resting,
-    x: f64,
-    y: f64,
-    yaw: f64,
-) -> Isometry3<f64> {
-    let turn = Rotation3::from_axis_angle(&Vector3::z_axis(), yaw);
-    let rotation = match resting {
-        Resting::Upright => turn,
-        Resting::Flat => turn * lie_on_side(dims),
-    };
+/// A pose resting on the table (its lowest corner at z = 0), tipped by `tilt` about a base edge
+/// (0 upright, [`flat_tilt`] lying on a side, π standing on its apex), turned by `yaw` about the
+/// vertical, and placed so the solid's centroid is above (x, y).
+pub fn pose_on_table(dims: &PyramidDims, tilt: f64, x: f64, y: f64, yaw: f64) -> Isometry3<f64> {
+    let rotation = Rotation3::from_axis_angle(&Vector3::z_axis(), yaw)
+        * Rotation3::from_axis_angle(&Vector3::x_axis(), -tilt);
     let centroid = rotation * centroid_piece(dims).coords;
     let lowest = vertices_piece(dims)
         .iter()
@@ -61,6 +56,20 @@ pub fn resting_pose(
         Translation3::from(translation),
         UnitQuaternion::from_rotation_matrix(&rotation),
     )
+}
+
+/// An upright pose with its base centre at a given table point, turned by `yaw`.
+pub fn pose_upright_at(base_centre: &Point3<f64>, yaw: f64) -> Isometry3<f64> {
+    Isometry3::from_parts(
+        Translation3::from(base_centre.coords),
+        UnitQuaternion::from_axis_angle(&Vector3::z_axis(), yaw),
+    )
+}
+
+/// How far below its outer apex a piece's cavity ends, mm: the wall measured vertically.
+pub fn cavity_apex_depth(dims: &PyramidDims, wall_mm: f64) -> f64 {
+    let side_angle = (dims.height_mm / (dims.base_mm / 2.0)).atan();
+    wall_mm / side_angle.cos()
 }
 
 /// The silhouette of a pose in the image: convex hull of the projected corners, or `None` when
@@ -142,7 +151,7 @@ mod tests {
 
     #[test]
     fn a_flat_piece_lies_on_a_side_with_its_axis_16_degrees_down() {
-        let pose = resting_pose(&LARGE, Resting::Flat, 10.0, 20.0, 0.7);
+        let pose = pose_on_table(&LARGE, flat_tilt(&LARGE), 10.0, 20.0, 0.7);
         let axis = pose.rotation * Vector3::z();
         let below_horizontal = (-axis.z).asin().to_degrees();
         assert!((below_horizontal - 16.0).abs() < 0.5, "{below_horizontal}");
@@ -154,6 +163,14 @@ mod tests {
         assert_eq!(on_table, 3, "{zs:?}");
         let centroid = pose * centroid_piece(&LARGE);
         assert!((centroid.x - 10.0).abs() < 1e-9 && (centroid.y - 20.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn standing_on_the_apex_puts_the_base_on_top() {
+        let pose = pose_on_table(&LARGE, std::f64::consts::PI, 0.0, 0.0, 0.0);
+        let apex = pose * vertices_piece(&LARGE)[4];
+        let base = pose * Point3::origin();
+        assert!(apex.z.abs() < 1e-9 && (base.z - 44.5).abs() < 1e-9);
     }
 
     #[test]
