@@ -144,3 +144,42 @@ fn eval_reports_detection_figures_per_setup() {
     assert_eq!(all["setup"], "all");
     assert!(all["recall"].as_f64().expect("recall") > 0.9);
 }
+
+#[test]
+fn colours_are_relearnt_from_a_frame() {
+    let Some(dataset) = dataset() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let calibration = calibrate_d1(&dataset, dir.path());
+    let out = dir.path().join("colors.toml");
+    koanscope()
+        .args(["calibrate", "colors"])
+        .arg(dataset.join("D1/scene_00.jpg"))
+        .arg("--calibration")
+        .arg(&calibration)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("blue"));
+    koanscope()
+        .arg("analyze")
+        .arg(dataset.join("D1/scene_00.jpg"))
+        .arg("--calibration")
+        .arg(&calibration)
+        .arg("--colors")
+        .arg(&out)
+        .assert()
+        .success();
+    let broken = dir.path().join("broken.toml");
+    std::fs::write(&broken, "background_window_px = 3").expect("written");
+    koanscope()
+        .arg("analyze")
+        .arg(dataset.join("D1/scene_00.jpg"))
+        .arg("--calibration")
+        .arg(&calibration)
+        .arg("--colors")
+        .arg(&broken)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("colour model"));
+}

@@ -7,8 +7,9 @@ use anyhow::{Context, bail};
 use clap::{Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use koanscope_vision::{
-    Calibration, Chessboard, IntrinsicsQuality, LensModel, VisionError, calibrate_intrinsics,
-    calibrate_table, find_board, image::read_bgr, rvec_tvec_from_isometry,
+    Calibration, Chessboard, ColorModel, IntrinsicsQuality, LensModel, VisionError,
+    calibrate_intrinsics, calibrate_table, find_board, image::read_bgr, relearn_colors,
+    rvec_tvec_from_isometry,
 };
 
 #[derive(Subcommand)]
@@ -39,6 +40,20 @@ pub enum Calibrate {
         out: PathBuf,
         #[command(flatten)]
         board: BoardArgs,
+    },
+    /// Re-learn the piece colours under the table's light from a frame showing pieces of every colour.
+    Colors {
+        /// A frame from the calibrated camera with pieces of each colour standing apart.
+        image: PathBuf,
+        /// Calibration with the table pose (from `calibrate table`).
+        #[arg(long)]
+        calibration: PathBuf,
+        /// Colour model to start from; the shipped one when not given.
+        #[arg(long)]
+        colors: Option<PathBuf>,
+        /// Where to write the learnt model (use it with `analyze --colors`).
+        #[arg(long, default_value = "calibration/colors.toml")]
+        out: PathBuf,
     },
     /// Write the printable chessboard target as SVG (print at 100% scale).
     Target {
@@ -103,6 +118,12 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
             out,
             board,
         } => table(&image, &intrinsics, &out, &board.board()?),
+        Calibrate::Colors {
+            image,
+            calibration,
+            colors,
+            out,
+        } => relearn(&image, &calibration, colors.as_deref(), &out),
         Calibrate::Target { out, board } => {
             let svg = koanscope_vision::target::chessboard_svg(&board.board()?);
             if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -240,5 +261,62 @@ fn table(
     calibration.camera_from_table = Some(report.camera_from_table);
     calibration.save(out)?;
     println!("wrote {}", out.display());
+    Ok(())
+}
+
+fn relearn(
+    image_path: &Path,
+    calibration_path: &Path,
+    colors: Option<&Path>,
+    out: &Path,
+) -> anyhow::Result<()> {
+    let calibration = Calibration::load(calibration_path)?;
+    let camera = calibration.camera(calibration_path)?;
+    let model = match colors {
+        Some(path) => ColorModel::load(path)?,
+        None => ColorModel::default(),
+    };
+    let image = read_bgr(image_path)?;
+    koanscope_vision::check_resolution(&image, image_path, &calibration.intrinsics)?;
+    let (learnt, updates) = relearn_colors(&image, &camera, &model, 0.9)
+        .with_context(|| format!("learning colours from {}", image_path.display()))?;
+    let mut learnt_any = false;
+    for update in &updates {
+        match update.new_hue_deg {
+            Some(hue) => {
+                learnt_any = true;
+                println!(
+                    "{:<7} hue {:6.1}° -> {:6.1}° ({} pixels)",
+                    update.color.word(),
+                    update.old_hue_deg,
+                    hue,
+                    update.pixels
+                );
+            }
+            None => println!(
+                "{:<7} hue {:6.1}° kept: too few confident pixels ({}); put a piece of this colour in view",
+                update.color.word(),
+                update.old_hue_deg,
+                update.pixels
+            ),
+        }
+    }
+    if !learnt_any {
+        bail!(
+            "no piece was found confidently enough to learn from: check the calibration and the light, and put pieces of each colour apart in view"
+        );
+    }
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let origin = format!("learnt from {}", image_path.display());
+    std::fs::write(out, learnt.to_toml(&origin))
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "wrote {} (use it with `koanscope analyze --colors {}`)",
+        out.display(),
+        out.display()
+    );
     Ok(())
 }

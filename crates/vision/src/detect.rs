@@ -10,7 +10,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::camera::Camera;
-use crate::color::{ColorModel, PixelClass};
+use crate::color::{ColorModel, PixelClass, circular_mean_deg, hue_and_chroma};
 use crate::error::{CvContext, VisionError};
 use crate::pose::{
     Resting, cavity_apex_depth, centroid_piece, flat_tilt, pose_on_table, pose_upright_at,
@@ -757,6 +757,84 @@ impl Detector {
         }
         (current_score, current)
     }
+}
+
+/// How one colour's hue centre moved when the model was re-learnt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HueUpdate {
+    pub color: Color,
+    pub old_hue_deg: f64,
+    /// `None` when too few confident pixels of this colour were seen: the old hue is kept.
+    pub new_hue_deg: Option<f64>,
+    pub pixels: usize,
+}
+
+/// Re-learns the hue centres from one frame under the table's light: pieces found with the
+/// current model (confidence at least `min_confidence`) lend their pixels' hues to their colour.
+pub fn relearn_colors(
+    image: &Mat,
+    camera: &Camera,
+    model: &ColorModel,
+    min_confidence: f64,
+) -> Result<(ColorModel, Vec<HueUpdate>), VisionError> {
+    const MIN_PIXELS: usize = 200;
+    let detector = Detector::new(model.clone());
+    let seg = segment(image, model)?;
+    let detections = detector.detect_in(&seg, camera)?;
+    let mut hues: Vec<Vec<f64>> = vec![Vec::new(); model.colors.len()];
+    for d in detections.iter().filter(|d| d.confidence >= min_confidence) {
+        let Some(slot) = model.colors.iter().position(|c| c.name == d.color) else {
+            continue;
+        };
+        let (ymin, ymax) = d
+            .outline_px
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p.y), hi.max(p.y))
+            });
+        for y in (ymin.ceil().max(0.0) as usize)..=(ymax.floor().max(0.0) as usize) {
+            if y >= seg.height {
+                break;
+            }
+            let Some((lo, hi)) = row_span(&d.outline_px, y as f64) else {
+                continue;
+            };
+            for x in (lo.ceil().max(0.0) as usize)..=(hi.floor().max(0.0) as usize) {
+                if x >= seg.width {
+                    break;
+                }
+                let i = y * seg.width + x;
+                // Only pixels that are clearly plastic of some colour: not table, not shadow.
+                if seg.classes[i] < 2 {
+                    continue;
+                }
+                let lab = [seg.lab[3 * i], seg.lab[3 * i + 1], seg.lab[3 * i + 2]];
+                let (hue, chroma) = hue_and_chroma(lab);
+                if chroma >= model.min_chroma {
+                    hues[slot].push(hue);
+                }
+            }
+        }
+    }
+    let mut learnt = model.clone();
+    let mut updates = Vec::new();
+    for (prototype, samples) in learnt.colors.iter_mut().zip(&hues) {
+        let new_hue_deg = if samples.len() >= MIN_PIXELS {
+            circular_mean_deg(samples)
+        } else {
+            None
+        };
+        updates.push(HueUpdate {
+            color: prototype.name,
+            old_hue_deg: prototype.hue_deg,
+            new_hue_deg,
+            pixels: samples.len(),
+        });
+        if let Some(hue) = new_hue_deg {
+            prototype.hue_deg = (hue * 10.0).round() / 10.0;
+        }
+    }
+    Ok((learnt, updates))
 }
 
 /// The apex of a detected piece, table frame.

@@ -25,6 +25,6 @@ pub use calibration::{
 pub use camera::Camera;
 pub use color::ColorModel;
 pub use cv::{isometry_from_rvec_tvec, rvec_tvec_from_isometry};
-pub use detect::{DetectParams, Detection, Detector};
+pub use detect::{DetectParams, Detection, Detector, HueUpdate, relearn_colors};
 pub use error::VisionError;
 pub use pose::Resting;
