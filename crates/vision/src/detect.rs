@@ -34,6 +34,9 @@ pub struct DetectParams {
     /// Explaining a region with leaning or upside-down pieces must beat explaining it with
     /// upright, flat and stacked ones by this share of the region's pixels.
     pub tilted_margin: f64,
+    /// The first piece of a region is chosen among this many candidates by how well the whole
+    /// region is then explained.
+    pub first_choices: usize,
 }
 
 impl Default for DetectParams {
@@ -45,6 +48,7 @@ impl Default for DetectParams {
             max_pieces_per_region: 6,
             min_new_support: 0.4,
             tilted_margin: 0.05,
+            first_choices: 3,
         }
     }
 }
@@ -416,24 +420,39 @@ impl Detector {
             .iter()
             .map(|r| self.explain_region(r.clone(), camera, &[]))
             .collect();
-        let apexes: Vec<(usize, Point3<f64>)> = per_region
-            .iter()
-            .enumerate()
-            .flat_map(|(i, found)| {
-                found
-                    .iter()
-                    .filter(|d| matches!(d.resting, Resting::Upright | Resting::Stacked))
-                    .map(move |d| (i, apex_of(d, &self.pieces)))
-            })
-            .collect();
-        for (i, region) in regions.iter().enumerate() {
-            let supports: Vec<Point3<f64>> = apexes
+        // Towers of three colours need the middle piece before the top one: two more passes.
+        let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
+        for _ in 0..2 {
+            let apexes: Vec<(usize, Point3<f64>)> = per_region
                 .iter()
-                .filter(|(j, apex)| *j != i && region.holds(camera, apex, 15.0))
-                .map(|(_, apex)| *apex)
+                .enumerate()
+                .flat_map(|(i, found)| {
+                    found
+                        .iter()
+                        .filter(|d| matches!(d.resting, Resting::Upright | Resting::Stacked))
+                        .map(move |d| (i, apex_of(d, &self.pieces)))
+                })
                 .collect();
-            if !supports.is_empty() {
-                per_region[i] = self.explain_region(region.clone(), camera, &supports);
+            let mut changed = false;
+            for (i, region) in regions.iter().enumerate() {
+                let supports: Vec<Point3<f64>> = apexes
+                    .iter()
+                    .filter(|(j, apex)| *j != i && region.holds(camera, apex, 15.0))
+                    .map(|(_, apex)| *apex)
+                    .collect();
+                let same = supports.len() == refitted_with[i].len()
+                    && supports
+                        .iter()
+                        .zip(&refitted_with[i])
+                        .all(|(a, b)| (a - b).norm() < 0.5);
+                if !supports.is_empty() && !same {
+                    per_region[i] = self.explain_region(region.clone(), camera, &supports);
+                    refitted_with[i] = supports;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
             }
         }
         Ok(per_region.into_iter().flatten().collect())
@@ -461,40 +480,66 @@ impl Detector {
 
     /// Fits pieces to a region one by one until what is left is too little; returns them and
     /// how well they explain the region (pixels covered, less leaks, unexplained pixels and a
-    /// price per piece).
+    /// price per piece). The first piece is chosen among the `first_choices` best candidates by
+    /// how well the whole explanation that follows from it scores: in a tower, the tallest
+    /// single silhouette is often a wrong piece standing behind.
     fn explain_region_with(
         &self,
-        mut region: Region,
+        region: Region,
         camera: &Camera,
         supports: &[Point3<f64>],
         allow_tilted: bool,
     ) -> (Vec<Detection>, f64) {
-        let mut found: Vec<Detection> = Vec::new();
-        let mut total = 0.0;
-        for _ in 0..self.params.max_pieces_per_region {
-            let remaining: usize = region.target.iter().map(|v| usize::from(*v)).sum();
-            if remaining < self.params.min_region_px {
-                break;
-            }
-            // Pieces already fitted here may carry one of the same colour.
-            let mut all_supports = supports.to_vec();
-            all_supports.extend(
-                found
-                    .iter()
-                    .filter(|d| matches!(d.resting, Resting::Upright | Resting::Stacked))
-                    .map(|d| apex_of(d, &self.pieces)),
-            );
-            let Some((piece, score)) = self.fit_one(&region, camera, &all_supports, allow_tilted)
-            else {
-                break;
-            };
-            total += score - self.params.min_region_px as f64;
-            explain(&mut region, &piece.outline_px);
-            open_residual(&mut region);
-            found.push(piece);
+        self.greedy(
+            region,
+            camera,
+            supports,
+            allow_tilted,
+            self.params.first_choices,
+            self.params.max_pieces_per_region,
+        )
+    }
+
+    fn greedy(
+        &self,
+        region: Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        allow_tilted: bool,
+        choices: usize,
+        depth: usize,
+    ) -> (Vec<Detection>, f64) {
+        let remaining = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+        if depth == 0 || remaining < self.params.min_region_px as f64 {
+            return (Vec::new(), -remaining);
         }
-        let unexplained = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
-        (found, total - unexplained)
+        let candidates = self.fit_candidates(&region, camera, supports, allow_tilted, choices);
+        let mut best: Option<(Vec<Detection>, f64)> = None;
+        for (piece, score) in candidates {
+            let mut rest_region = region.clone();
+            explain(&mut rest_region, &piece.outline_px);
+            open_residual(&mut rest_region);
+            let mut rest_supports = supports.to_vec();
+            if matches!(piece.resting, Resting::Upright | Resting::Stacked) {
+                // A piece of the same colour may stand on this one.
+                rest_supports.push(apex_of(&piece, &self.pieces));
+            }
+            let (rest, rest_score) = self.greedy(
+                rest_region,
+                camera,
+                &rest_supports,
+                allow_tilted,
+                1,
+                depth - 1,
+            );
+            let total = score - self.params.min_region_px as f64 + rest_score;
+            if best.as_ref().is_none_or(|(_, b)| total > *b) {
+                let mut found = vec![piece];
+                found.extend(rest);
+                best = Some((found, total));
+            }
+        }
+        best.unwrap_or((Vec::new(), -remaining))
     }
 
     fn dims(&self, size: Size) -> PyramidDims {
@@ -565,17 +610,22 @@ impl Detector {
             .max_by(|a, b| a.0.total_cmp(&b.0))
     }
 
-    /// The best single piece for what is left of a region, if it explains enough of it.
-    fn fit_one(
+    /// The best `count` single pieces for what is left of a region (each the best of its size
+    /// and resting family), among those that explain enough of it, best first.
+    fn fit_candidates(
         &self,
         region: &Region,
         camera: &Camera,
         supports: &[Point3<f64>],
         allow_tilted: bool,
-    ) -> Option<(Detection, f64)> {
+        count: usize,
+    ) -> Vec<(Detection, f64)> {
         use std::f64::consts::{FRAC_PI_2, TAU};
         let prefix = Prefix::new(region);
-        let centre_px = region.target_centre()?;
+        let Some(centre_px) = region.target_centre() else {
+            return Vec::new();
+        };
+        let mut all: Vec<(f64, Hypothesis)> = Vec::new();
         let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
             if let Some(c) = c
                 && best.as_ref().is_none_or(|(s, _)| c.0 > *s)
@@ -588,7 +638,6 @@ impl Detector {
             first_step_mm: 4.0,
             tilt: false,
         };
-        let mut best: Option<(f64, Hypothesis)> = None;
         for size in sizes {
             let dims = self.dims(size);
             for (resting, tilt, period, steps) in [
@@ -601,7 +650,7 @@ impl Detector {
                 };
                 let found =
                     self.search_yaw(region, &prefix, camera, start, period, steps, 3, free_xy);
-                keep_better(&mut best, found);
+                all.extend(found);
             }
             for apex in supports {
                 let lift = apex.z - dims.height_mm + cavity_apex_depth(&dims, self.pieces.wall_mm);
@@ -620,7 +669,7 @@ impl Detector {
                 };
                 let found =
                     self.search_yaw(region, &prefix, camera, start, FRAC_PI_2, 12, 2, nudge);
-                keep_better(&mut best, found);
+                all.extend(found);
             }
         }
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
@@ -645,21 +694,40 @@ impl Detector {
                 keep_better(&mut tilted, found);
             }
         }
-        keep_better(&mut best, tilted);
-        let (best_score, h) = best?;
-        let (_, o) = self.score(region, &prefix, camera, &h);
+        all.extend(tilted);
+        all.sort_by(|a, b| b.0.total_cmp(&a.0));
+        all.into_iter()
+            .filter_map(|(score, h)| Some((self.accept(region, &prefix, camera, &h)?, score)))
+            .take(count)
+            .collect()
+    }
+
+    /// The detection for a hypothesis, if it explains enough of what is left of the region.
+    fn accept(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        h: &Hypothesis,
+    ) -> Option<Detection> {
+        let (_, o) = self.score(region, prefix, camera, h);
         let precision = o.on / (o.on + o.off).max(1.0);
         let support = o.on / (o.on + o.off + o.care).max(1.0);
+        // A stacked piece is pinned to the apex below it, so less of it needs to show.
+        let min_support = match h.resting {
+            Resting::Stacked => self.params.min_new_support / 2.0,
+            _ => self.params.min_new_support,
+        };
         if precision < self.params.min_precision
             || o.on < self.params.min_region_px as f64
-            || support < self.params.min_new_support
+            || support < min_support
         {
             return None;
         }
-        let (pose, outline) = self.outline(camera, &h)?;
+        let (pose, outline) = self.outline(camera, h)?;
         let dims = self.dims(h.size);
         let image_xy = camera.project_table(&(pose * centroid_piece(&dims)))?;
-        let detection = Detection {
+        Some(Detection {
             color: region.color,
             size: h.size,
             resting: h.resting,
@@ -667,8 +735,7 @@ impl Detector {
             image_xy,
             confidence: precision.clamp(0.0, 1.0),
             outline_px: outline,
-        };
-        Some((detection, best_score))
+        })
     }
 
     /// A hypothesis resting on the table under the region's centre pixel.
