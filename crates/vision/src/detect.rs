@@ -470,6 +470,11 @@ impl Detector {
         let (usual, usual_score) =
             self.explain_region_with(region.clone(), camera, supports, false);
         let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+        // No tilted explanation (at best every pixel, less one piece's price) could win.
+        let best_possible = area - self.params.min_region_px as f64;
+        if usual_score + self.params.tilted_margin * area >= best_possible {
+            return usual;
+        }
         let (tilted, tilted_score) = self.explain_region_with(region, camera, supports, true);
         if tilted_score > usual_score + self.params.tilted_margin * area {
             tilted
