@@ -30,6 +30,7 @@ pub struct ColorModel {
     pub min_chroma_difference: f64,
     pub max_dark_ratio: f64,
     pub min_chroma: f64,
+    pub black_table_chroma_share: f64,
     pub shadow_chroma_difference: f64,
     pub shadow_dark_ratio: f64,
     pub colors: Vec<ColorPrototype>,
@@ -111,12 +112,15 @@ impl ColorModel {
             return PixelClass::Unknown;
         }
         let chroma = a.hypot(b);
+        // Black plastic mirrors a dimmed, paler table: on a coloured cloth it keeps some hue.
+        let black_chroma = self
+            .min_chroma
+            .max(self.black_table_chroma_share * ta.hypot(tb));
+        if dark && chroma < black_chroma {
+            return PixelClass::Piece(Color::Black);
+        }
         if chroma < self.min_chroma {
-            return if dark {
-                PixelClass::Piece(Color::Black)
-            } else {
-                PixelClass::Unknown
-            };
+            return PixelClass::Unknown;
         }
         let hue = b.atan2(a).to_degrees().rem_euclid(360.0);
         self.nearest_hue(hue)

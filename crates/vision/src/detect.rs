@@ -37,6 +37,9 @@ pub struct DetectParams {
     /// The first piece of a region is chosen among this many candidates by how well the whole
     /// region is then explained.
     pub first_choices: usize,
+    /// A piece sharing a region with others must own (alone cover) at least this share of
+    /// the region's pixels under it.
+    pub min_own_share: f64,
 }
 
 impl Default for DetectParams {
@@ -49,6 +52,7 @@ impl Default for DetectParams {
             min_new_support: 0.4,
             tilted_margin: 0.05,
             first_choices: 3,
+            min_own_share: 0.25,
         }
     }
 }
@@ -473,14 +477,82 @@ impl Detector {
         // No tilted explanation (at best every pixel, less one piece's price) could win.
         let best_possible = area - self.params.min_region_px as f64;
         if usual_score + self.params.tilted_margin * area >= best_possible {
-            return usual;
+            return self.polish(&region, camera, supports, false, usual);
         }
-        let (tilted, tilted_score) = self.explain_region_with(region, camera, supports, true);
+        let (tilted, tilted_score) =
+            self.explain_region_with(region.clone(), camera, supports, true);
         if tilted_score > usual_score + self.params.tilted_margin * area {
-            tilted
+            self.polish(&region, camera, supports, true, tilted)
         } else {
-            usual
+            self.polish(&region, camera, supports, false, usual)
         }
+    }
+
+    /// Fits each piece of a region again with the others in place (the greedy order fitted the
+    /// first ones against pixels that belong to later ones), then drops pieces that explain
+    /// too little on their own.
+    fn polish(
+        &self,
+        region: &Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        allow_tilted: bool,
+        mut pieces: Vec<Detection>,
+    ) -> Vec<Detection> {
+        if pieces.len() < 2 {
+            return pieces;
+        }
+        let others_explained = |pieces: &[Detection], i: usize| {
+            let mut alone = region.clone();
+            for (j, other) in pieces.iter().enumerate() {
+                if j != i {
+                    explain(&mut alone, &other.outline_px);
+                }
+            }
+            alone
+        };
+        for i in 0..pieces.len() {
+            let alone = others_explained(&pieces, i);
+            let mut all_supports = supports.to_vec();
+            all_supports.extend(
+                pieces
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, d)| {
+                        *j != i && matches!(d.resting, Resting::Upright | Resting::Stacked)
+                    })
+                    .map(|(_, d)| apex_of(d, &self.pieces)),
+            );
+            if let Some((better, _)) = self
+                .fit_candidates(&alone, camera, &all_supports, allow_tilted, 1)
+                .into_iter()
+                .next()
+            {
+                pieces[i] = better;
+            }
+        }
+        // Drop, one at a time, pieces whose own pixels (under no other piece) are too few.
+        loop {
+            let worst = (0..pieces.len())
+                .map(|i| {
+                    let alone = others_explained(&pieces, i);
+                    let own = covered(&alone, &pieces[i].outline_px);
+                    let all = covered(region, &pieces[i].outline_px);
+                    (i, own, all)
+                })
+                .filter(|(_, own, all)| {
+                    *own < self.params.min_region_px as f64
+                        || *own < self.params.min_own_share * all
+                })
+                .min_by(|a, b| (a.1 / a.2.max(1.0)).total_cmp(&(b.1 / b.2.max(1.0))));
+            match worst {
+                Some((i, _, _)) if pieces.len() > 1 => {
+                    pieces.remove(i);
+                }
+                _ => break,
+            }
+        }
+        pieces
     }
 
     /// Fits pieces to a region one by one until what is left is too little; returns them and
@@ -912,6 +984,23 @@ pub fn relearn_colors(
 /// The apex of a detected piece, table frame.
 fn apex_of(d: &Detection, pieces: &PieceModels) -> Point3<f64> {
     d.table_from_piece * Point3::new(0.0, 0.0, pieces.dims(d.size).height_mm)
+}
+
+/// Pixels still to explain under a silhouette.
+fn covered(region: &Region, outline_px: &[Point2<f64>]) -> f64 {
+    let mut count = 0.0;
+    for ry in 0..region.h {
+        let y = (region.y0 + ry) as f64;
+        let Some((lo, hi)) = row_span(outline_px, y) else {
+            continue;
+        };
+        let xa = (lo.ceil() - region.x0 as f64).max(0.0) as usize;
+        let xb = ((hi.floor() - region.x0 as f64 + 1.0).max(0.0) as usize).min(region.w);
+        for x in xa..xb {
+            count += f64::from(region.target[ry * region.w + x]);
+        }
+    }
+    count
 }
 
 /// Marks the pixels under a fitted silhouette as explained: later pieces may overlap them freely.
