@@ -4,7 +4,7 @@
 
 use koanscope_geometry::{PieceModels, PyramidDims};
 use koanscope_scene::{Color, Size};
-use nalgebra::{Isometry3, Point2, Point3};
+use nalgebra::{Isometry3, Point2, Point3, Translation3};
 use opencv::core::{self, Mat, Size as CvSize};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -14,7 +14,7 @@ use crate::color::{ColorModel, PixelClass, circular_mean_deg, hue_and_chroma};
 use crate::error::{CvContext, VisionError};
 use crate::pose::{
     Resting, cavity_apex_depth, centroid_piece, flat_tilt, pose_on_table, pose_upright_at,
-    row_span, silhouette,
+    row_span, silhouette, vertices_piece,
 };
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
@@ -627,6 +627,13 @@ impl Detector {
         let dims = self.dims(h.size);
         match h.resting {
             Resting::Stacked => pose_upright_at(&Point3::new(h.x, h.y, h.lift), h.yaw),
+            Resting::Bridging => {
+                let on_table = pose_on_table(&dims, h.tilt, h.x, h.y, h.yaw);
+                Isometry3::from_parts(
+                    Translation3::new(0.0, 0.0, h.lift) * on_table.translation,
+                    on_table.rotation,
+                )
+            }
             _ => pose_on_table(&dims, h.tilt, h.x, h.y, h.yaw),
         }
     }
@@ -748,6 +755,31 @@ impl Detector {
                     self.search_yaw(region, &prefix, camera, start, FRAC_PI_2, 12, 2, nudge);
                 all.extend(found);
             }
+            // Lying on a side across two apexes (a bridge); posts may differ by about one size.
+            for (i, a) in supports.iter().enumerate() {
+                for b in &supports[i + 1..] {
+                    let span = (a.xy() - b.xy()).norm();
+                    if (a.z - b.z).abs() > 12.0
+                        || span > dims.height_mm
+                        || span < dims.base_mm / 2.0
+                    {
+                        continue;
+                    }
+                    let start = Hypothesis {
+                        size,
+                        resting: Resting::Bridging,
+                        x: (a.x + b.x) / 2.0,
+                        y: (a.y + b.y) / 2.0,
+                        yaw: 0.0,
+                        tilt: flat_tilt(&dims),
+                        lift: (a.z + b.z) / 2.0,
+                    };
+                    let found = self
+                        .search_yaw(region, &prefix, camera, start, TAU, 24, 2, free_xy)
+                        .filter(|(_, h)| self.rests_on(h, &[*a, *b]));
+                    all.extend(found);
+                }
+            }
         }
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
         // the region as a whole decides (see `explain_region`).
@@ -812,6 +844,28 @@ impl Detector {
             image_xy,
             confidence: precision.clamp(0.0, 1.0),
             outline_px: outline,
+        })
+    }
+
+    /// Whether the face a bridging piece lies on covers every one of these apexes (within 2 mm).
+    fn rests_on(&self, h: &Hypothesis, apexes: &[Point3<f64>]) -> bool {
+        let dims = self.dims(h.size);
+        let pose = self.pose(h);
+        let mut corners: Vec<Point3<f64>> =
+            vertices_piece(&dims).iter().map(|v| pose * v).collect();
+        corners.sort_by(|p, q| p.z.total_cmp(&q.z));
+        let face = [corners[0].xy(), corners[1].xy(), corners[2].xy()];
+        apexes.iter().all(|apex| {
+            let p = apex.xy();
+            (0..3).all(|k| {
+                let (u, v) = (face[k], face[(k + 1) % 3]);
+                let w = face[(k + 2) % 3];
+                let edge = v - u;
+                let normal = nalgebra::Vector2::new(-edge.y, edge.x).normalize();
+                // Signed distance from the edge, positive towards the opposite corner.
+                let side = normal.dot(&(w - u)).signum();
+                side * normal.dot(&(p - u)) >= -2.0
+            })
         })
     }
 

@@ -16,6 +16,8 @@ pub enum Resting {
     Tilted,
     /// Upright with its cavity over the tip of an upright piece below (a tower).
     Stacked,
+    /// Lying on a side across the apexes of two pieces (a bridge).
+    Bridging,
 }
 
 /// The five corners of a pyramid in its own frame: base corners then apex.
