@@ -365,6 +365,50 @@ fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Over
     result
 }
 
+/// Like [`overlap`] for the union of several convex silhouettes.
+fn overlap_union(region: &Region, prefix: &Prefix, polygons: &[Vec<Point2<f64>>]) -> Overlap {
+    let (mut ymin, mut ymax) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in polygons.iter().flatten() {
+        ymin = ymin.min(p.y);
+        ymax = ymax.max(p.y);
+    }
+    let mut result = Overlap::default();
+    let (ox, oy) = (region.x0 as i64, region.y0 as i64);
+    for y in (ymin.ceil() as i64)..=(ymax.floor() as i64) {
+        let mut spans: Vec<(i64, i64)> = polygons
+            .iter()
+            .filter_map(|poly| row_span(poly, y as f64))
+            .map(|(lo, hi)| (lo.ceil() as i64, hi.floor() as i64))
+            .filter(|(a, b)| b >= a)
+            .collect();
+        spans.sort_unstable();
+        let mut merged: Vec<(i64, i64)> = Vec::new();
+        for (a, b) in spans {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        let ry = y - oy;
+        for (xa, xb) in merged {
+            let total = (xb - xa + 1) as f64;
+            if ry < 0 || ry >= region.h as i64 {
+                result.off += total;
+                continue;
+            }
+            let ca = (xa - ox).clamp(0, region.w as i64) as usize;
+            let cb = (xb - ox + 1).clamp(0, region.w as i64) as usize;
+            let row = ry as usize * (prefix.w + 1);
+            let on = f64::from(prefix.target[row + cb] - prefix.target[row + ca]);
+            let care = f64::from(prefix.dontcare[row + cb] - prefix.dontcare[row + ca]);
+            result.on += on;
+            result.care += care;
+            result.off += total - on - care;
+        }
+    }
+    result
+}
+
 /// A hypothesis: which piece, resting how, where.
 #[derive(Debug, Clone, Copy)]
 struct Hypothesis {
@@ -781,6 +825,16 @@ impl Detector {
                 }
             }
         }
+        // The base of a same-colour tower, placed by fitting base and top together: alone, an
+        // upright piece slides back to cover the top as well.
+        let tower_base: Vec<(Detection, f64)> = if count > 1 {
+            self.tower_bases(region, &prefix, camera, &centre_px)
+                .into_iter()
+                .filter_map(|(score, h)| Some((self.accept(region, &prefix, camera, &h)?, score)))
+                .collect()
+        } else {
+            Vec::new()
+        };
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
         // the region as a whole decides (see `explain_region`).
         let mut tilted: Option<(f64, Hypothesis)> = None;
@@ -805,10 +859,18 @@ impl Detector {
         }
         all.extend(tilted);
         all.sort_by(|a, b| b.0.total_cmp(&a.0));
-        all.into_iter()
-            .filter_map(|(score, h)| Some((self.accept(region, &prefix, camera, &h)?, score)))
-            .take(count)
-            .collect()
+        let mut accepted = all
+            .into_iter()
+            .filter_map(|(score, h)| Some((self.accept(region, &prefix, camera, &h)?, score)));
+        let mut chosen: Vec<(Detection, f64)> = accepted.by_ref().take(count).collect();
+        // When choosing among several, keep an upright one in the running: the base of a
+        // same-colour tower looks worse alone than a flat piece, but explains the tower with
+        // the piece stacked on it.
+        if count > 1 && !chosen.iter().any(|(d, _)| d.resting == Resting::Upright) {
+            chosen.extend(accepted.find(|(d, _)| d.resting == Resting::Upright));
+        }
+        chosen.extend(tower_base);
+        chosen
     }
 
     /// The detection for a hypothesis, if it explains enough of what is left of the region.
@@ -845,6 +907,86 @@ impl Detector {
             confidence: precision.clamp(0.0, 1.0),
             outline_px: outline,
         })
+    }
+
+    /// Upright bases of two-piece towers fitted jointly with the piece stacked on them; each is
+    /// returned with its own score, for the greedy search to pick up the top piece after it.
+    fn tower_bases(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        centre_px: &Point2<f64>,
+    ) -> Vec<(f64, Hypothesis)> {
+        let sizes = [Size::Small, Size::Medium, Size::Large];
+        let joint = |base: &Hypothesis, top: Size| -> f64 {
+            let Some((pose, base_outline)) = self.outline(camera, base) else {
+                return f64::NEG_INFINITY;
+            };
+            let dims = self.dims(top);
+            let apex = pose * Point3::new(0.0, 0.0, self.dims(base.size).height_mm);
+            let lift = apex.z - dims.height_mm + cavity_apex_depth(&dims, self.pieces.wall_mm);
+            let top_pose = pose_upright_at(&Point3::new(apex.x, apex.y, lift.max(0.0)), base.yaw);
+            let Some(top_outline) = silhouette(camera, &dims, &top_pose) else {
+                return f64::NEG_INFINITY;
+            };
+            let o = overlap_union(region, prefix, &[base_outline, top_outline]);
+            o.on - self.params.leak_weight * o.off
+        };
+        let mut out = Vec::new();
+        for base_size in sizes {
+            let Some(start) =
+                self.start_on_table(camera, centre_px, base_size, Resting::Upright, 0.0)
+            else {
+                continue;
+            };
+            for top in sizes {
+                let seed = (0..12)
+                    .map(|i| Hypothesis {
+                        yaw: std::f64::consts::FRAC_PI_2 * f64::from(i) / 12.0,
+                        ..start
+                    })
+                    .max_by(|a, b| joint(a, top).total_cmp(&joint(b, top)));
+                let Some(mut best) = seed else { continue };
+                let mut best_score = joint(&best, top);
+                let (mut step_mm, mut step_yaw) = (4.0, 8f64.to_radians());
+                while step_mm > 0.15 {
+                    let mut improved = false;
+                    for (dx, dy, dyaw) in [
+                        (1.0, 0.0, 0.0),
+                        (-1.0, 0.0, 0.0),
+                        (0.0, 1.0, 0.0),
+                        (0.0, -1.0, 0.0),
+                        (0.0, 0.0, 1.0),
+                        (0.0, 0.0, -1.0),
+                    ] {
+                        let candidate = Hypothesis {
+                            x: best.x + dx * step_mm,
+                            y: best.y + dy * step_mm,
+                            yaw: best.yaw + dyaw * step_yaw,
+                            ..best
+                        };
+                        let s = joint(&candidate, top);
+                        if s > best_score {
+                            best = candidate;
+                            best_score = s;
+                            improved = true;
+                        }
+                    }
+                    if !improved {
+                        step_mm /= 2.0;
+                        step_yaw /= 2.0;
+                    }
+                }
+                out.push((best_score, best));
+            }
+        }
+        // Only the best tower is worth a branch of the search; its base scores on its own.
+        out.sort_by(|a, b| b.0.total_cmp(&a.0));
+        out.into_iter()
+            .take(1)
+            .map(|(_, h)| (self.score(region, prefix, camera, &h).0, h))
+            .collect()
     }
 
     /// Whether the face a bridging piece lies on covers every one of these apexes (within 2 mm).
