@@ -23,6 +23,8 @@ enum Command {
     Demo(commands::demo::Args),
     /// Derive every attribute, relation and koan from a poses (or scene) document.
     Attributes(commands::attributes::Args),
+    /// Measure the speed targets against a baseline timed in the same run.
+    Bench(commands::bench::Args),
     /// Feed a dataset's true poses to the geometry engine and report agreement per attribute.
     GeometryCheck(commands::geometry_check::Args),
 }
@@ -33,6 +35,7 @@ fn main() -> std::process::ExitCode {
         Command::Demo(args) => commands::demo::run(args),
         Command::Attributes(args) => commands::attributes::run(args),
         Command::GeometryCheck(args) => commands::geometry_check::run(args),
+        Command::Bench(args) => commands::bench::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
