@@ -1,0 +1,21 @@
+//! The rule engine of koanscope: Zendo rules written the way players say them.
+//!
+//! - [`parse`] reads controlled English ("A koan has the Buddha-nature if it contains at least
+//!   one red piece", "The structure must contain exactly two Medium-sized pyramids") into a
+//!   [`Rule`], asks which reading is meant for indefinite numbers, and refuses "mu" phrases with
+//!   the explicit readings offered.
+//! - [`render::rule`] gives the canonical plain-English form, which parses back to the same rule.
+//!
+//! Terms mean what `docs/zendo-terms.md` says.
+
+pub mod ast;
+mod error;
+mod lexer;
+mod parser;
+pub mod render;
+
+pub use ast::{
+    AttrValue, CmpOp, Cond, EachOf, Filter, Key, Measure, Polarity, Quant, Relation, Rule,
+};
+pub use error::ParseError;
+pub use parser::{Parsed, parse, parse_rule};
