@@ -10,12 +10,20 @@
 
 pub mod ast;
 mod error;
+pub mod eval;
+mod guess;
 mod lexer;
+pub mod library;
 mod parser;
 pub mod render;
+pub mod sketch;
 
 pub use ast::{
     AttrValue, CmpOp, Cond, EachOf, Filter, Key, Measure, Polarity, Quant, Relation, Rule,
 };
 pub use error::ParseError;
+pub use eval::{EvalError, KoanMark, KoanSummary, PieceFacts, mark_scene};
+pub use guess::{Contradiction, GuessCheck, check_guess};
+pub use library::{Difficulty, Library, LibraryRule};
 pub use parser::{Parsed, parse, parse_rule};
+pub use sketch::Sketch;
