@@ -2,6 +2,7 @@
 //! module under `commands/` and only wires the layers together.
 
 mod commands;
+mod text;
 
 use clap::{Parser, Subcommand};
 
@@ -18,14 +19,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Show koanscope on the bundled demo table (no camera needed).
+    Demo(commands::demo::Args),
     /// Derive every attribute, relation and koan from a poses (or scene) document.
     Attributes(commands::attributes::Args),
+    /// Feed a dataset's true poses to the geometry engine and report agreement per attribute.
+    GeometryCheck(commands::geometry_check::Args),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Demo(args) => commands::demo::run(args),
         Command::Attributes(args) => commands::attributes::run(args),
+        Command::GeometryCheck(args) => commands::geometry_check::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,3 +1,5 @@
 //! One module per command (or command group); `main.rs` only dispatches.
 
 pub mod attributes;
+pub mod demo;
+pub mod geometry_check;

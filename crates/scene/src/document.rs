@@ -60,8 +60,10 @@ impl Scene {
     }
 
     pub fn from_path(path: &Path) -> Result<Scene, SceneError> {
-        let text = std::fs::read_to_string(path).map_err(SceneError::Io)?;
-        Scene::from_json_str(&text)
+        // Bytes, not text: an image passed by mistake is "not a scene document", not an I/O fault.
+        let bytes = std::fs::read(path).map_err(SceneError::Io)?;
+        let raw: RawScene = serde_json::from_slice(&bytes)?;
+        raw.validate()
     }
 
     pub fn to_json_value(&self) -> serde_json::Value {
@@ -378,6 +380,8 @@ fn validate_koans(pieces: &[Piece], koans: &[Koan]) -> Result<(), SceneError> {
             ("pointing", &koan.pointing),
             ("inserted", &koan.inserted),
             ("fully_inserted", &koan.fully_inserted),
+            ("same_direction", &koan.same_direction),
+            ("opposite_direction", &koan.opposite_direction),
         ];
         for (field, list) in pairs {
             for pair in list.iter() {

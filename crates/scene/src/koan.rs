@@ -27,6 +27,12 @@ pub struct Koan {
     /// Nests, outermost first.
     #[serde(default)]
     pub nests: Vec<Vec<PieceId>>,
+    /// Unordered pairs whose axes are within 15° of parallel.
+    #[serde(default)]
+    pub same_direction: Vec<[PieceId; 2]>,
+    /// Unordered pairs whose axes are within 15° of anti-parallel.
+    #[serde(default)]
+    pub opposite_direction: Vec<[PieceId; 2]>,
     #[serde(default)]
     pub mark: Option<Mark>,
     /// Distances and margins behind the relations, and near misses, for judgment calls.

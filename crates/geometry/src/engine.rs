@@ -1,0 +1,660 @@
+//! The engine: from poses alone, every attribute, relation and koan, each with its margin.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use koanscope_scene::{
+    InsertedDetail, JudgmentCall, Koan, KoanId, PieceId, PointingDetail, RelationsDetail, Scene,
+    Size, TouchingDetail,
+};
+use parry3d_f64::query;
+
+use crate::model::{PieceModels, PyramidShape};
+use crate::params::{CallWindows, Thresholds};
+use crate::placed::{Placed, aabb_distance, degrees_between, round_to};
+use crate::ray::BentRay;
+
+/// Derives Zendo attributes from piece poses. Build once, use for every frame.
+pub struct Engine {
+    pub thresholds: Thresholds,
+    pub windows: CallWindows,
+    small: PyramidShape,
+    medium: PyramidShape,
+    large: PyramidShape,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new(
+            PieceModels::default(),
+            Thresholds::default(),
+            CallWindows::default(),
+        )
+    }
+}
+
+/// GJK reports overlapping solids as a few femtometres apart, not as zero.
+const OVERLAP_EPS_MM: f64 = 1e-6;
+
+/// Surface distances between pieces closer than the koan gap, by index pair (i < j).
+type NearPairs = HashMap<(usize, usize), f64>;
+
+impl Engine {
+    pub fn new(models: PieceModels, thresholds: Thresholds, windows: CallWindows) -> Engine {
+        let shape = |size| PyramidShape::new(models.dims(size), models.wall_mm);
+        Engine {
+            thresholds,
+            windows,
+            small: shape(Size::Small),
+            medium: shape(Size::Medium),
+            large: shape(Size::Large),
+        }
+    }
+
+    pub(crate) fn shape(&self, size: Size) -> &PyramidShape {
+        match size {
+            Size::Small => &self.small,
+            Size::Medium => &self.medium,
+            Size::Large => &self.large,
+        }
+    }
+
+    /// Fills every piece's attributes, groups the pieces into koans by the koan gap and fills every
+    /// relation. A koan whose pieces are exactly those of a koan already in the scene keeps its mark.
+    pub fn derive(&self, scene: &mut Scene) {
+        self.derive_with(scene, false);
+    }
+
+    /// Like [`Engine::derive`], but keeps the koans the scene already has (a Master's grouping,
+    /// merged or split by hand) and relates pieces only within them. Pieces no koan lists are
+    /// grouped by the koan gap among themselves, as new koans.
+    pub fn derive_keeping_koans(&self, scene: &mut Scene) {
+        self.derive_with(scene, true);
+    }
+
+    fn derive_with(&self, scene: &mut Scene, keep_koans: bool) {
+        let placed: Vec<Placed> = scene
+            .pieces
+            .iter()
+            .map(|p| Placed::new(p, self.shape(p.size)))
+            .collect();
+        for (piece, at) in scene.pieces.iter_mut().zip(&placed) {
+            piece.attributes = Some(at.attributes(&self.thresholds));
+        }
+        let near = self.near_pairs(&placed);
+        let groups = if keep_koans {
+            self.keep_groups(scene, &placed, &near)
+        } else {
+            self.group(&placed, &near, &(0..placed.len()).collect::<Vec<_>>())
+        };
+        let old_marks: BTreeMap<BTreeSet<PieceId>, _> = scene
+            .koans
+            .iter()
+            .filter_map(|k| k.mark.map(|m| (k.pieces.iter().copied().collect(), m)))
+            .collect();
+        let mut koans = Vec::with_capacity(groups.len());
+        for (index, (id, members)) in groups.iter().enumerate() {
+            let id = id.unwrap_or(index as KoanId);
+            let mut koan = self.relate(id, members, &placed, &near);
+            let ids: BTreeSet<PieceId> = koan.pieces.iter().copied().collect();
+            koan.mark = old_marks.get(&ids).copied();
+            self.piece_calls(&mut koan, members, scene);
+            for &i in members {
+                scene.pieces[i].koan = Some(id);
+            }
+            koans.push(koan);
+        }
+        if !keep_koans {
+            self.grouping_calls(&mut koans, &placed, &near, scene);
+        }
+        scene.koans = koans;
+    }
+
+    /// The scene's own koans (ids kept), then the unlisted pieces grouped by the gap, new ids.
+    fn keep_groups(
+        &self,
+        scene: &Scene,
+        placed: &[Placed],
+        near: &NearPairs,
+    ) -> Vec<(Option<KoanId>, Vec<usize>)> {
+        let index_of: HashMap<PieceId, usize> =
+            placed.iter().enumerate().map(|(i, p)| (p.id, i)).collect();
+        let mut listed = BTreeSet::new();
+        let mut groups = Vec::new();
+        for koan in &scene.koans {
+            let members: Vec<usize> = koan
+                .pieces
+                .iter()
+                .filter_map(|id| index_of.get(id).copied())
+                .collect();
+            listed.extend(members.iter().copied());
+            if !members.is_empty() {
+                groups.push((Some(koan.id), members));
+            }
+        }
+        let first_new_id = scene.koans.iter().map(|k| k.id + 1).max().unwrap_or(0);
+        let rest: Vec<usize> = (0..placed.len()).filter(|i| !listed.contains(i)).collect();
+        let new_groups = self
+            .group(placed, near, &rest)
+            .into_iter()
+            .map(|(_, members)| members);
+        groups.extend(
+            (first_new_id..)
+                .zip(new_groups)
+                .map(|(id, members)| (Some(id), members)),
+        );
+        groups
+    }
+
+    /// Outer-surface distance of every pair closer than the koan gap (boxes prune the rest).
+    fn near_pairs(&self, placed: &[Placed]) -> NearPairs {
+        let reach = self.thresholds.koan_gap_mm + self.windows.koan_gap_mm;
+        let mut near = HashMap::new();
+        for i in 0..placed.len() {
+            for j in i + 1..placed.len() {
+                let (a, b) = (&placed[i], &placed[j]);
+                if aabb_distance(&a.aabb_table, &b.aabb_table) >= reach {
+                    continue;
+                }
+                let d = query::distance(
+                    &a.table_from_piece,
+                    &*a.shape.outer,
+                    &b.table_from_piece,
+                    &*b.shape.outer,
+                )
+                .expect("convex-convex distance is supported");
+                if d < reach {
+                    near.insert((i, j), d);
+                }
+            }
+        }
+        near
+    }
+
+    /// Connected groups of `pieces` (indices) closer than the koan gap, each ordered by piece id,
+    /// groups ordered by their smallest piece id; ids left for the caller to number.
+    fn group(
+        &self,
+        placed: &[Placed],
+        near: &NearPairs,
+        pieces: &[usize],
+    ) -> Vec<(Option<KoanId>, Vec<usize>)> {
+        let mut parent: Vec<usize> = (0..placed.len()).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        let included: BTreeSet<usize> = pieces.iter().copied().collect();
+        for (&(i, j), &d) in near {
+            if d < self.thresholds.koan_gap_mm && included.contains(&i) && included.contains(&j) {
+                let (ri, rj) = (root(&mut parent, i), root(&mut parent, j));
+                parent[ri.max(rj)] = ri.min(rj);
+            }
+        }
+        let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &i in pieces {
+            let r = root(&mut parent, i);
+            groups.entry(r).or_default().push(i);
+        }
+        let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
+        for g in &mut groups {
+            g.sort_by_key(|&i| placed[i].id);
+        }
+        groups.sort_by_key(|g| placed[g[0]].id);
+        groups.into_iter().map(|g| (None, g)).collect()
+    }
+
+    /// Every relation among the members of one koan.
+    fn relate(&self, id: KoanId, members: &[usize], placed: &[Placed], near: &NearPairs) -> Koan {
+        let t = &self.thresholds;
+        let w = &self.windows;
+        let mut detail = RelationsDetail::default();
+        let mut calls = Vec::new();
+
+        // Inserted: an ordered look at every pair whose solids overlap.
+        let mut inserted = Vec::new();
+        for (x, &i) in members.iter().enumerate() {
+            for &j in &members[x + 1..] {
+                let key = (i.min(j), i.max(j));
+                if near.get(&key).is_none_or(|&d| d > OVERLAP_EPS_MM) {
+                    continue;
+                }
+                for (inner, outer) in [(i, j), (j, i)] {
+                    if let Some(found) = self.insertion(&placed[inner], &placed[outer]) {
+                        inserted.push(found);
+                    }
+                }
+            }
+        }
+        for ins in &inserted {
+            let near_overlap = (ins.overlap_mm - t.inserted_overlap_mm).abs() < w.inserted_mm;
+            let near_full =
+                (ins.apex_to_cavity_apex_mm - t.fully_inserted_mm).abs() < w.inserted_mm;
+            if near_overlap || near_full {
+                let (what, margin) = if near_overlap {
+                    ("inserted", ins.overlap_mm - t.inserted_overlap_mm)
+                } else {
+                    (
+                        "fully inserted",
+                        t.fully_inserted_mm - ins.apex_to_cavity_apex_mm,
+                    )
+                };
+                calls.push(call(
+                    what,
+                    vec![ins.inner, ins.outer],
+                    margin > 0.0,
+                    margin,
+                    "mm",
+                ));
+            }
+        }
+        inserted.retain(|d| d.overlap_mm > t.inserted_overlap_mm);
+        mark_direct(&mut inserted);
+        let nested_directly: BTreeSet<(PieceId, PieceId)> = inserted
+            .iter()
+            .filter(|d| d.entirely_inside && d.direct)
+            .map(|d| (d.inner.min(d.outer), d.inner.max(d.outer)))
+            .collect();
+
+        // Touching: shells within the threshold, or one directly nested in the other.
+        let mut touching = Vec::new();
+        for (x, &i) in members.iter().enumerate() {
+            for &j in &members[x + 1..] {
+                let key = (i.min(j), i.max(j));
+                let Some(&outer_gap) = near.get(&key) else {
+                    continue;
+                };
+                if outer_gap > t.touching_mm + w.touching_mm {
+                    continue;
+                }
+                let (a, b) = (&placed[i], &placed[j]);
+                let gap = if outer_gap > OVERLAP_EPS_MM {
+                    outer_gap
+                } else {
+                    query::distance(
+                        &a.table_from_piece,
+                        &*a.shape.shell,
+                        &b.table_from_piece,
+                        &*b.shape.shell,
+                    )
+                    .expect("compound distance is supported")
+                };
+                let pair = (a.id.min(b.id), a.id.max(b.id));
+                let by_nesting = gap > t.touching_mm && nested_directly.contains(&pair);
+                let holds = gap <= t.touching_mm || by_nesting;
+                let margin = t.touching_mm - gap;
+                if holds || margin.abs() < w.touching_mm {
+                    detail.touching.push(TouchingDetail {
+                        a: pair.0,
+                        b: pair.1,
+                        distance_mm: round_to(gap, 4),
+                        margin_mm: round_to(margin, 4),
+                        by_nesting,
+                        holds,
+                    });
+                }
+                if holds {
+                    touching.push([pair.0, pair.1]);
+                }
+                if !by_nesting && margin.abs() < w.touching_mm {
+                    calls.push(call("touching", vec![pair.0, pair.1], holds, margin, "mm"));
+                }
+            }
+        }
+        touching.sort();
+
+        // Pointing: the bent ray from each apex, against the other pieces of this koan only.
+        let mut pointing = Vec::new();
+        for &i in members {
+            let from = &placed[i];
+            let ray = BentRay::from_apex(from.apex_table, from.axis_table, t.skim_height_mm);
+            let mut hits = Vec::new();
+            for &j in members {
+                if i == j {
+                    continue;
+                }
+                let to = &placed[j];
+                let meeting = ray.meet(to);
+                if meeting.hits {
+                    hits.push((meeting.distance, meeting.exit, to.id, meeting.margin));
+                } else if -meeting.margin < w.pointing_mm {
+                    detail.pointing.push(PointingDetail {
+                        a: from.id,
+                        b: to.id,
+                        distance_mm: f64::NAN,
+                        rank: 0,
+                        margin_mm: round_to(meeting.margin, 4),
+                        holds: false,
+                    });
+                    calls.push(call(
+                        "pointing",
+                        vec![from.id, to.id],
+                        false,
+                        meeting.margin,
+                        "mm",
+                    ));
+                }
+            }
+            // Nearest entry first. A ray that starts inside several pieces (the bottom of a tower,
+            // the heart of a nest) enters them all at 0: the one it leaves first comes first.
+            hits.sort_by(|a, b| {
+                let key = |h: &(f64, f64, PieceId, f64)| (round_to(h.0, 6), round_to(h.1, 6));
+                let (ka, kb) = (key(a), key(b));
+                ka.0.total_cmp(&kb.0)
+                    .then(ka.1.total_cmp(&kb.1))
+                    .then(a.2.cmp(&b.2))
+            });
+            for (rank, (distance, _, to, margin)) in hits.into_iter().enumerate() {
+                pointing.push([from.id, to]);
+                detail.pointing.push(PointingDetail {
+                    a: from.id,
+                    b: to,
+                    distance_mm: round_to(distance, 4),
+                    rank,
+                    margin_mm: round_to(margin, 4),
+                    holds: true,
+                });
+                if margin < w.pointing_mm {
+                    calls.push(call("pointing", vec![from.id, to], true, margin, "mm"));
+                }
+            }
+        }
+        // A miss has no distance along the ray; keep the document valid JSON.
+        for d in &mut detail.pointing {
+            if d.distance_mm.is_nan() {
+                d.distance_mm = -1.0;
+            }
+        }
+
+        // Direction: axes within the threshold of parallel or anti-parallel.
+        let mut same_direction = Vec::new();
+        let mut opposite_direction = Vec::new();
+        for (x, &i) in members.iter().enumerate() {
+            for &j in &members[x + 1..] {
+                let (a, b) = (&placed[i], &placed[j]);
+                let angle = degrees_between(&a.axis_table, &b.axis_table);
+                let pair = [a.id.min(b.id), a.id.max(b.id)];
+                let same_margin = t.direction_deg - angle;
+                let opposite_margin = t.direction_deg - (180.0 - angle);
+                if same_margin >= 0.0 {
+                    same_direction.push(pair);
+                }
+                if opposite_margin >= 0.0 {
+                    opposite_direction.push(pair);
+                }
+                for (what, margin) in [
+                    ("same direction", same_margin),
+                    ("opposite direction", opposite_margin),
+                ] {
+                    if margin.abs() < w.direction_deg {
+                        calls.push(call(what, pair.to_vec(), margin >= 0.0, margin, "°"));
+                    }
+                }
+            }
+        }
+        same_direction.sort();
+        opposite_direction.sort();
+
+        let towers = self.towers(&inserted, placed, members);
+        let nests = nests(&inserted);
+        inserted.sort_by_key(|d| (d.inner, d.outer));
+        let fully_inserted = inserted
+            .iter()
+            .filter(|d| d.fully_inserted)
+            .map(|d| [d.inner, d.outer])
+            .collect();
+        detail.inserted = inserted.clone();
+        Koan {
+            id,
+            pieces: members.iter().map(|&i| placed[i].id).collect(),
+            touching,
+            pointing,
+            inserted: inserted.iter().map(|d| [d.inner, d.outer]).collect(),
+            fully_inserted,
+            towers,
+            nests,
+            same_direction,
+            opposite_direction,
+            mark: None,
+            relations_detail: Some(detail),
+            judgment_calls: calls,
+        }
+    }
+
+    /// How `inner` sits in `outer`'s cavity, if its plastic overlaps the cavity at all. (Its shell,
+    /// not its hull: the hull of a piece sitting on a tip also covers the top of the lower cavity.)
+    fn insertion(&self, inner: &Placed, outer: &Placed) -> Option<InsertedDetail> {
+        let penetration = query::contact(
+            &outer.table_from_piece,
+            &*outer.shape.cavity,
+            &inner.table_from_piece,
+            &*inner.shape.shell,
+            0.0,
+        )
+        .expect("convex-composite contact is supported")
+        .map_or(0.0, |c| -c.dist);
+        // EPA gives up on nested pyramids, whose faces are nearly parallel; the deepest vertex
+        // of the inner piece inside the cavity is a lower bound of the true overlap.
+        let deepest_vertex = inner
+            .shell_vertices_table()
+            .map(|v| {
+                let v_outer = outer.table_from_piece.inverse_transform_point(&v);
+                PyramidShape::depth_in(&outer.shape.cavity_planes, &v_outer)
+            })
+            .fold(f64::NEG_INFINITY, f64::max);
+        let overlap = penetration.max(deepest_vertex);
+        if overlap <= 0.0 {
+            return None;
+        }
+        let cavity_apex_table = outer.table_from_piece * outer.shape.cavity_apex;
+        let apex_gap = (inner.apex_table - cavity_apex_table).norm();
+        let tolerance = self.thresholds.inside_tolerance_mm;
+        let entirely_inside = inner.vertices_table.iter().all(|v| {
+            let v_outer = outer.table_from_piece.inverse_transform_point(v);
+            PyramidShape::depth_in(&outer.shape.cavity_planes, &v_outer) >= -tolerance
+        });
+        Some(InsertedDetail {
+            inner: inner.id,
+            outer: outer.id,
+            overlap_mm: round_to(overlap, 4),
+            fully_inserted: apex_gap <= self.thresholds.fully_inserted_mm,
+            apex_to_cavity_apex_mm: round_to(apex_gap, 4),
+            entirely_inside,
+            direct: true,
+        })
+    }
+
+    /// Chains bottom to top where each tip is fully inserted in the next cavity, the lower piece is
+    /// not wholly inside the upper, and the upper stands clearly higher. Only chains of 2 or more.
+    fn towers(
+        &self,
+        inserted: &[InsertedDetail],
+        placed: &[Placed],
+        members: &[usize],
+    ) -> Vec<Vec<PieceId>> {
+        let base_z: HashMap<PieceId, f64> = members
+            .iter()
+            .map(|&i| (placed[i].id, placed[i].base_center_table.z))
+            .collect();
+        let mut links: Vec<&InsertedDetail> = inserted
+            .iter()
+            .filter(|d| {
+                d.fully_inserted
+                    && !d.entirely_inside
+                    && base_z[&d.outer] > base_z[&d.inner] + self.thresholds.tower_lift_mm
+            })
+            .collect();
+        // Snuggest fit first, so a piece rests on one piece and carries one piece.
+        links.sort_by(|a, b| {
+            a.apex_to_cavity_apex_mm
+                .total_cmp(&b.apex_to_cavity_apex_mm)
+        });
+        let mut up: BTreeMap<PieceId, PieceId> = BTreeMap::new();
+        let mut down: BTreeSet<PieceId> = BTreeSet::new();
+        for d in links {
+            if !up.contains_key(&d.inner) && !down.contains(&d.outer) {
+                up.insert(d.inner, d.outer);
+                down.insert(d.outer);
+            }
+        }
+        let mut towers = Vec::new();
+        for &bottom in up.keys() {
+            if down.contains(&bottom) {
+                continue;
+            }
+            let mut chain = vec![bottom];
+            while let Some(&next) = up.get(chain.last().expect("chain starts non-empty")) {
+                chain.push(next);
+            }
+            towers.push(chain);
+        }
+        towers
+    }
+
+    /// Orientation and grounded calls for the koan's pieces.
+    fn piece_calls(&self, koan: &mut Koan, members: &[usize], scene: &Scene) {
+        for &i in members {
+            let piece = &scene.pieces[i];
+            let Some(a) = &piece.attributes else { continue };
+            if a.margins.orientation_deg.abs() < self.windows.orientation_deg {
+                koan.judgment_calls.push(call(
+                    &format!("orientation ({})", a.orientation),
+                    vec![piece.id],
+                    true,
+                    a.margins.orientation_deg,
+                    "°",
+                ));
+            }
+            if a.margins.grounded_mm.abs() < self.windows.grounded_mm {
+                koan.judgment_calls.push(call(
+                    "grounded",
+                    vec![piece.id],
+                    a.grounded,
+                    a.margins.grounded_mm,
+                    "mm",
+                ));
+            }
+        }
+    }
+
+    /// Pairs near the koan gap: two koans that almost merge, or a koan that almost splits.
+    fn grouping_calls(
+        &self,
+        koans: &mut [Koan],
+        placed: &[Placed],
+        near: &NearPairs,
+        scene: &Scene,
+    ) {
+        let gap = self.thresholds.koan_gap_mm;
+        let linked = |a: usize, b: usize, skip: (usize, usize)| {
+            // Is `b` reachable from `a` through links closer than the gap, without `skip`?
+            let mut seen = BTreeSet::from([a]);
+            let mut todo = vec![a];
+            while let Some(x) = todo.pop() {
+                for (&(i, j), &d) in near {
+                    if d >= gap || (i, j) == skip || (i != x && j != x) {
+                        continue;
+                    }
+                    let y = if i == x { j } else { i };
+                    if seen.insert(y) {
+                        todo.push(y);
+                    }
+                }
+            }
+            seen.contains(&b)
+        };
+        for (&(i, j), &d) in near {
+            let margin = gap - d;
+            if margin.abs() >= self.windows.koan_gap_mm {
+                continue;
+            }
+            let (ki, kj) = (scene.pieces[i].koan, scene.pieces[j].koan);
+            // A call only where the other decision would change the koans: two koans that
+            // would merge, or a koan held together by this one link alone.
+            let decisive = if margin <= 0.0 {
+                ki != kj
+            } else {
+                !linked(i, j, (i, j))
+            };
+            if !decisive {
+                continue;
+            }
+            let ids = vec![placed[i].id, placed[j].id];
+            for k in [ki, kj].into_iter().flatten().collect::<BTreeSet<_>>() {
+                if let Some(koan) = koans.iter_mut().find(|x| x.id == k) {
+                    koan.judgment_calls.push(call(
+                        "koan grouping",
+                        ids.clone(),
+                        margin > 0.0,
+                        margin,
+                        "mm",
+                    ));
+                }
+            }
+        }
+        for koan in koans.iter_mut() {
+            koan.judgment_calls
+                .sort_by(|a, b| a.what.cmp(&b.what).then(a.pieces.cmp(&b.pieces)));
+        }
+    }
+}
+
+/// An insertion is direct when no third piece sits between inner and outer.
+fn mark_direct(inserted: &mut [InsertedDetail]) {
+    let pairs: BTreeSet<(PieceId, PieceId)> = inserted.iter().map(|d| (d.inner, d.outer)).collect();
+    for d in inserted.iter_mut() {
+        d.direct = !pairs.iter().any(|&(inner, middle)| {
+            inner == d.inner && middle != d.outer && pairs.contains(&(middle, d.outer))
+        });
+    }
+}
+
+/// Chains outermost first of pieces directly and entirely inside one another.
+fn nests(inserted: &[InsertedDetail]) -> Vec<Vec<PieceId>> {
+    let mut children: BTreeMap<PieceId, Vec<PieceId>> = BTreeMap::new();
+    let mut contained: BTreeSet<PieceId> = BTreeSet::new();
+    for d in inserted.iter().filter(|d| d.entirely_inside && d.direct) {
+        children.entry(d.outer).or_default().push(d.inner);
+        contained.insert(d.inner);
+    }
+    let mut nests = Vec::new();
+    let mut stack: Vec<Vec<PieceId>> = children
+        .keys()
+        .filter(|o| !contained.contains(o))
+        .map(|&o| vec![o])
+        .collect();
+    stack.reverse();
+    while let Some(chain) = stack.pop() {
+        let last = *chain.last().expect("chains are non-empty");
+        match children.get(&last) {
+            Some(kids) => {
+                for &kid in kids.iter().rev() {
+                    let mut longer = chain.clone();
+                    longer.push(kid);
+                    stack.push(longer);
+                }
+            }
+            None => nests.push(chain),
+        }
+    }
+    nests
+}
+
+fn call(what: &str, pieces: Vec<PieceId>, decided: bool, margin: f64, unit: &str) -> JudgmentCall {
+    let verdict = if decided { "yes" } else { "no" };
+    let ids: Vec<String> = pieces.iter().map(|p| p.to_string()).collect();
+    JudgmentCall {
+        what: what.to_string(),
+        note: format!(
+            "{what} ({}): {verdict}, {:.2} {unit} from the threshold",
+            ids.join(", "),
+            margin.abs()
+        ),
+        pieces,
+        decided,
+        margin: round_to(margin, 4),
+        unit: unit.to_string(),
+    }
+}
