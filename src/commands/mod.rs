@@ -3,3 +3,4 @@
 pub mod attributes;
 pub mod demo;
 pub mod geometry_check;
+pub mod rules;

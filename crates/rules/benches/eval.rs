@@ -8,7 +8,7 @@ use koanscope_rules::{Library, Sketch, parse};
 
 /// Five-piece koans with touching, pointing, towers and nests, so relational rules do real work.
 const KOANS: &[&str] = &[
-    "red large upright, blue small upright ungrounded, green medium flat, yellow small weird, red medium flat dir=2; tower 0 1; 1 fully-in 0; 2 points 0 4; 3 touches 2; 4 touches 0",
+    "red large upright, blue small upright ungrounded, green medium flat, yellow small weird, red medium flat dir=2; tower 0 1; 0 fully-in 1; 2 points 0 4; 3 touches 2; 4 touches 0",
     "blue large flat, blue medium flat dir=1, green small upright, yellow large upright, red small down; 0 points 2 3; 1 points 3; 2 touches 3; 4 touches 3",
     "yellow medium upright, yellow small upright, red large upright, green large flat dir=3, blue medium weird ungrounded; nest 2 1; 1 in 2; 3 points 0; 4 touches 3; 4 touches 0",
 ];

@@ -5,13 +5,14 @@
 //!
 //! ```text
 //! red large upright, blue small flat dir=2, green medium weird ungrounded h=60;
-//! 1 points 0 2; 0 touches 1; tower 0 2; nest 0 1; 2 in 0; 2 fully-in 0
+//! 1 points 0 2; 0 touches 1; tower 0 2; 0 fully-in 2
 //! ```
 //!
 //! A piece is `colour size orientation` (`down` is weird with the tip straight down), then
 //! optionally `ungrounded`, `h=<mm>` (height of its highest point) and `dir=<k>` (flat and weird
 //! pieces point along k × 90° on the table; equal `dir` means the same direction). Relations
-//! name pieces by their position in the list.
+//! name pieces by their position in the list; `a in b` / `a fully-in b` put a's solid into b's
+//! cavity (in a tower the lower piece's tip is inside the upper one; in a nest the inner piece).
 
 use koanscope_scene::{Color, Koan, Orientation, PieceId, Size};
 
