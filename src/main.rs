@@ -27,6 +27,11 @@ enum Command {
     Bench(commands::bench::Args),
     /// Feed a dataset's true poses to the geometry engine and report agreement per attribute.
     GeometryCheck(commands::geometry_check::Args),
+    /// Zendo rules: check, mark koans, find contradicted guesses, list the library.
+    Rules {
+        #[command(subcommand)]
+        command: commands::rules::RulesCommand,
+    },
 }
 
 fn main() -> std::process::ExitCode {
@@ -36,6 +41,7 @@ fn main() -> std::process::ExitCode {
         Command::Attributes(args) => commands::attributes::run(args),
         Command::GeometryCheck(args) => commands::geometry_check::run(args),
         Command::Bench(args) => commands::bench::run(args),
+        Command::Rules { command } => commands::rules::run(command),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

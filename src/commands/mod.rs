@@ -4,3 +4,4 @@ pub mod attributes;
 pub mod bench;
 pub mod demo;
 pub mod geometry_check;
+pub mod rules;
