@@ -2,7 +2,9 @@
 
 pub mod analyze;
 pub mod attributes;
+pub mod bench;
 pub mod calibrate;
 pub mod demo;
 pub mod eval;
 pub mod geometry_check;
+pub mod rules;
