@@ -66,8 +66,8 @@ pub struct Detection {
     pub table_from_piece: Isometry3<f64>,
     /// Projection of the solid's centroid, pixels.
     pub image_xy: Point2<f64>,
-    /// Share of the fitted silhouette that lies on pixels of the piece's colour (or on pieces
-    /// in front of it), in [0, 1].
+    /// In [0, 1]: the share of the fitted silhouette on pixels of the piece's colour (or on
+    /// pieces in front of it), lowered when another size or pose fitted nearly as well.
     pub confidence: f64,
     /// The fitted silhouette, for overlays.
     pub outline_px: Vec<Point2<f64>>,
@@ -659,6 +659,14 @@ impl Detector {
                 found.extend(rest);
                 best = Some((found, total));
             }
+            // One piece that explains the region all but perfectly leaves nothing to choose.
+            let perfect = remaining - 2.0 * self.params.min_region_px as f64;
+            if best
+                .as_ref()
+                .is_some_and(|(f, b)| f.len() == 1 && *b >= perfect)
+            {
+                break;
+            }
         }
         best.unwrap_or((Vec::new(), -remaining))
     }
@@ -830,7 +838,12 @@ impl Detector {
         let tower_base: Vec<(Detection, f64)> = if count > 1 {
             self.tower_bases(region, &prefix, camera, &centre_px)
                 .into_iter()
-                .filter_map(|(score, h)| Some((self.accept(region, &prefix, camera, &h)?, score)))
+                .filter_map(|(score, h)| {
+                    Some((
+                        self.accept(region, &prefix, camera, &h, f64::INFINITY)?,
+                        score,
+                    ))
+                })
                 .collect()
         } else {
             Vec::new()
@@ -859,9 +872,17 @@ impl Detector {
         }
         all.extend(tilted);
         all.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let mut accepted = all
-            .into_iter()
-            .filter_map(|(score, h)| Some((self.accept(region, &prefix, camera, &h)?, score)));
+        // How far each fit stands above the best fit of another size or resting family: a
+        // narrow lead means the silhouette alone could not tell them apart.
+        let lead = |h: &Hypothesis, score: f64| {
+            all.iter()
+                .find(|(_, o)| o.size != h.size || o.resting != h.resting)
+                .map_or(f64::INFINITY, |(other, _)| score - other)
+        };
+        let leads: Vec<f64> = all.iter().map(|(s, h)| lead(h, *s)).collect();
+        let mut accepted = all.into_iter().zip(leads).filter_map(|((score, h), lead)| {
+            Some((self.accept(region, &prefix, camera, &h, lead)?, score))
+        });
         let mut chosen: Vec<(Detection, f64)> = accepted.by_ref().take(count).collect();
         // When choosing among several, keep an upright one in the running: the base of a
         // same-colour tower looks worse alone than a flat piece, but explains the tower with
@@ -880,6 +901,7 @@ impl Detector {
         prefix: &Prefix,
         camera: &Camera,
         h: &Hypothesis,
+        lead: f64,
     ) -> Option<Detection> {
         let (_, o) = self.score(region, prefix, camera, h);
         let precision = o.on / (o.on + o.off).max(1.0);
@@ -904,7 +926,10 @@ impl Detector {
             resting: h.resting,
             table_from_piece: pose,
             image_xy,
-            confidence: precision.clamp(0.0, 1.0),
+            // Half the confidence is the fit, scaled down when another size or pose family came
+            // within a tenth of the pixels of scoring as well.
+            confidence: (precision * (0.5 + 0.5 * (lead / (0.1 * o.on)).clamp(0.0, 1.0)))
+                .clamp(0.0, 1.0),
             outline_px: outline,
         })
     }
