@@ -589,8 +589,13 @@ impl Calibration {
             reason: reason.to_string(),
         };
         let text = std::fs::read_to_string(path).map_err(|e| {
+            let what = if e.kind() == std::io::ErrorKind::InvalidData {
+                "it is not a text file".to_string()
+            } else {
+                format!("cannot read it ({e})")
+            };
             not(&format!(
-                "cannot read it ({e}); run `koanscope calibrate intrinsics` and `koanscope calibrate table` to make one"
+                "{what}; run `koanscope calibrate intrinsics` and `koanscope calibrate table` to make one"
             ))
         })?;
         Calibration::from_yaml(&text).map_err(|reason| not(&reason))
