@@ -3,7 +3,8 @@
 //!
 //! Stages, each usable alone: [`calibration`] (intrinsics, table frame, calibration file),
 //! [`camera`] (projection between pixels and the table frame), [`color`] (which pixels are
-//! pieces and of what colour), [`detect`] (pieces and their poses), [`target`] (printable board).
+//! pieces and of what colour), [`segment`] (the frame classified), [`detect`] (pieces and their
+//! poses), [`target`] (printable board).
 
 pub mod analyze;
 pub mod calibration;
@@ -15,6 +16,8 @@ mod error;
 pub mod evaluate;
 pub mod image;
 pub mod pose;
+mod region;
+pub mod segment;
 pub mod target;
 
 pub use analyze::{Analysis, analyze, write_overlay};

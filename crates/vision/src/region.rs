@@ -1,0 +1,349 @@
+//! Connected regions of one colour and the pixel counts a silhouette fit needs: what a
+//! silhouette covers of a region, fast, and what is left once pieces explain part of it.
+
+use koanscope_scene::Color;
+use nalgebra::{Point2, Point3};
+use opencv::core::{self, Mat, Size as CvSize};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+use crate::camera::Camera;
+use crate::detect::DetectParams;
+use crate::error::{CvContext, VisionError};
+use crate::pose::row_span;
+use crate::segment::{Segmentation, TABLE};
+
+/// A connected region of one colour, as pixel lists in its bounding box.
+#[derive(Clone)]
+pub(crate) struct Region {
+    pub(crate) color: Color,
+    pub(crate) x0: usize,
+    pub(crate) y0: usize,
+    pub(crate) w: usize,
+    pub(crate) h: usize,
+    /// 1 where the pixel belongs to the region.
+    pub(crate) target: Vec<u8>,
+    /// 1 where another piece (any other foreground) may hide this one: neither reward nor cost.
+    pub(crate) dontcare: Vec<u8>,
+}
+
+impl Region {
+    /// Mean pixel of what is left to explain.
+    pub(crate) fn target_centre(&self) -> Option<Point2<f64>> {
+        let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
+        for y in 0..self.h {
+            for x in 0..self.w {
+                if self.target[y * self.w + x] == 1 {
+                    sx += (self.x0 + x) as f64;
+                    sy += (self.y0 + y) as f64;
+                    n += 1.0;
+                }
+            }
+        }
+        (n > 0.0).then(|| Point2::new(sx / n, sy / n))
+    }
+
+    /// Whether a table point projects inside the region's box, grown by `margin_px`.
+    pub(crate) fn holds(&self, camera: &Camera, point: &Point3<f64>, margin_px: f64) -> bool {
+        camera.project_table(point).is_some_and(|p| {
+            p.x >= self.x0 as f64 - margin_px
+                && p.y >= self.y0 as f64 - margin_px
+                && p.x <= (self.x0 + self.w) as f64 + margin_px
+                && p.y <= (self.y0 + self.h) as f64 + margin_px
+        })
+    }
+}
+
+/// Connected regions of each colour, after removing speckle.
+pub(crate) fn regions(
+    seg: &Segmentation,
+    params: &DetectParams,
+    margin: usize,
+) -> Result<Vec<Region>, VisionError> {
+    let (w, h) = (seg.width, seg.height);
+    let mut out = Vec::new();
+    let kernel = imgproc::get_structuring_element(
+        imgproc::MORPH_ELLIPSE,
+        CvSize::new(3, 3),
+        core::Point::new(-1, -1),
+    )
+    .during("building a kernel")?;
+    for (i, color) in seg.palette.iter().enumerate() {
+        let class = 2 + i as u8;
+        let bytes: Vec<u8> = seg
+            .classes
+            .iter()
+            .map(|c| if *c == class { 255 } else { 0 })
+            .collect();
+        let mask = Mat::new_rows_cols_with_data(h as i32, w as i32, &bytes)
+            .during("building a mask")?
+            .try_clone()
+            .during("building a mask")?;
+        let mut opened = Mat::default();
+        imgproc::morphology_ex(
+            &mask,
+            &mut opened,
+            imgproc::MORPH_OPEN,
+            &kernel,
+            core::Point::new(-1, -1),
+            1,
+            core::BORDER_CONSTANT,
+            imgproc::morphology_default_border_value().during("morphology")?,
+        )
+        .during("cleaning a colour mask")?;
+        let mut labels = Mat::default();
+        let mut stats = Mat::default();
+        let mut centroids = Mat::default();
+        let count = imgproc::connected_components_with_stats(
+            &opened,
+            &mut labels,
+            &mut stats,
+            &mut centroids,
+            8,
+            core::CV_32S,
+        )
+        .during("finding regions")?;
+        let labels_vec: Vec<i32> = {
+            let l = if labels.is_continuous() {
+                labels
+            } else {
+                labels.try_clone().during("copy")?
+            };
+            l.data_typed::<i32>().during("reading labels")?.to_vec()
+        };
+        for label in 1..count {
+            let stat = |k: i32| -> Result<usize, VisionError> {
+                Ok((*stats
+                    .at_2d::<i32>(label, k)
+                    .during("reading region stats")?)
+                .max(0) as usize)
+            };
+            let area = stat(imgproc::CC_STAT_AREA)?;
+            if area < params.min_region_px {
+                continue;
+            }
+            let (bx, by, bw, bh) = (
+                stat(imgproc::CC_STAT_LEFT)?,
+                stat(imgproc::CC_STAT_TOP)?,
+                stat(imgproc::CC_STAT_WIDTH)?,
+                stat(imgproc::CC_STAT_HEIGHT)?,
+            );
+            let x0 = bx.saturating_sub(margin);
+            let y0 = by.saturating_sub(margin);
+            let x1 = (bx + bw + margin).min(w);
+            let y1 = (by + bh + margin).min(h);
+            let (rw, rh) = (x1 - x0, y1 - y0);
+            let mut target = vec![0u8; rw * rh];
+            let mut dontcare = vec![0u8; rw * rh];
+            for y in 0..rh {
+                for x in 0..rw {
+                    let idx = (y0 + y) * w + (x0 + x);
+                    if labels_vec[idx] == label {
+                        target[y * rw + x] = 1;
+                    } else if seg.classes[idx] != TABLE {
+                        dontcare[y * rw + x] = 1;
+                    }
+                }
+            }
+            out.push(Region {
+                color: *color,
+                x0,
+                y0,
+                w: rw,
+                h: rh,
+                target,
+                dontcare,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Row prefix sums of a region's masks, so a silhouette scores in time proportional to its height.
+pub(crate) struct Prefix {
+    pub(crate) w: usize,
+    pub(crate) target: Vec<u32>,
+    pub(crate) dontcare: Vec<u32>,
+}
+
+impl Prefix {
+    pub(crate) fn new(region: &Region) -> Prefix {
+        let w = region.w;
+        let mut target = vec![0u32; (w + 1) * region.h];
+        let mut dontcare = vec![0u32; (w + 1) * region.h];
+        for y in 0..region.h {
+            for x in 0..w {
+                let i = y * w + x;
+                let p = y * (w + 1) + x;
+                target[p + 1] = target[p] + u32::from(region.target[i]);
+                dontcare[p + 1] = dontcare[p] + u32::from(region.dontcare[i]);
+            }
+        }
+        Prefix {
+            w,
+            target,
+            dontcare,
+        }
+    }
+}
+
+/// Pixels of a silhouette on the region, and off it (on the table).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Overlap {
+    pub(crate) on: f64,
+    pub(crate) off: f64,
+    /// Pixels over other pieces or over pixels already explained.
+    pub(crate) care: f64,
+}
+
+pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Overlap {
+    let (mut ymin, mut ymax) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in polygon_px {
+        ymin = ymin.min(p.y);
+        ymax = ymax.max(p.y);
+    }
+    let mut result = Overlap::default();
+    let (ox, oy) = (region.x0 as f64, region.y0 as f64);
+    let (first, last) = (ymin.ceil() as i64, ymax.floor() as i64);
+    for y in first..=last {
+        let Some((lo, hi)) = row_span(polygon_px, y as f64) else {
+            continue;
+        };
+        let (xa, xb) = (lo.ceil() as i64, hi.floor() as i64);
+        if xb < xa {
+            continue;
+        }
+        let total = (xb - xa + 1) as f64;
+        let ry = y - oy as i64;
+        if ry < 0 || ry >= region.h as i64 {
+            result.off += total;
+            continue;
+        }
+        let ca = (xa - ox as i64).clamp(0, region.w as i64) as usize;
+        let cb = (xb - ox as i64 + 1).clamp(0, region.w as i64) as usize;
+        let row = ry as usize * (prefix.w + 1);
+        let on = f64::from(prefix.target[row + cb] - prefix.target[row + ca]);
+        let care = f64::from(prefix.dontcare[row + cb] - prefix.dontcare[row + ca]);
+        result.on += on;
+        result.care += care;
+        result.off += total - on - care;
+    }
+    result
+}
+
+/// Like [`overlap`] for the union of several convex silhouettes.
+pub(crate) fn overlap_union(
+    region: &Region,
+    prefix: &Prefix,
+    polygons: &[Vec<Point2<f64>>],
+) -> Overlap {
+    let (mut ymin, mut ymax) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in polygons.iter().flatten() {
+        ymin = ymin.min(p.y);
+        ymax = ymax.max(p.y);
+    }
+    let mut result = Overlap::default();
+    let (ox, oy) = (region.x0 as i64, region.y0 as i64);
+    for y in (ymin.ceil() as i64)..=(ymax.floor() as i64) {
+        let mut spans: Vec<(i64, i64)> = polygons
+            .iter()
+            .filter_map(|poly| row_span(poly, y as f64))
+            .map(|(lo, hi)| (lo.ceil() as i64, hi.floor() as i64))
+            .filter(|(a, b)| b >= a)
+            .collect();
+        spans.sort_unstable();
+        let mut merged: Vec<(i64, i64)> = Vec::new();
+        for (a, b) in spans {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        let ry = y - oy;
+        for (xa, xb) in merged {
+            let total = (xb - xa + 1) as f64;
+            if ry < 0 || ry >= region.h as i64 {
+                result.off += total;
+                continue;
+            }
+            let ca = (xa - ox).clamp(0, region.w as i64) as usize;
+            let cb = (xb - ox + 1).clamp(0, region.w as i64) as usize;
+            let row = ry as usize * (prefix.w + 1);
+            let on = f64::from(prefix.target[row + cb] - prefix.target[row + ca]);
+            let care = f64::from(prefix.dontcare[row + cb] - prefix.dontcare[row + ca]);
+            result.on += on;
+            result.care += care;
+            result.off += total - on - care;
+        }
+    }
+    result
+}
+
+/// Pixels still to explain under a silhouette.
+pub(crate) fn covered(region: &Region, outline_px: &[Point2<f64>]) -> f64 {
+    let mut count = 0.0;
+    for ry in 0..region.h {
+        let y = (region.y0 + ry) as f64;
+        let Some((lo, hi)) = row_span(outline_px, y) else {
+            continue;
+        };
+        let xa = (lo.ceil() - region.x0 as f64).max(0.0) as usize;
+        let xb = ((hi.floor() - region.x0 as f64 + 1.0).max(0.0) as usize).min(region.w);
+        for x in xa..xb {
+            count += f64::from(region.target[ry * region.w + x]);
+        }
+    }
+    count
+}
+
+/// Marks the pixels under a fitted silhouette as explained: later pieces may overlap them freely.
+pub(crate) fn explain(region: &mut Region, outline_px: &[Point2<f64>]) {
+    for ry in 0..region.h {
+        let y = (region.y0 + ry) as f64;
+        let Some((lo, hi)) = row_span(outline_px, y) else {
+            continue;
+        };
+        let xa = (lo.ceil() - region.x0 as f64).max(0.0) as usize;
+        let xb = ((hi.floor() - region.x0 as f64 + 1.0).max(0.0) as usize).min(region.w);
+        for x in xa..xb {
+            let i = ry * region.w + x;
+            if region.target[i] == 1 {
+                region.target[i] = 0;
+                region.dontcare[i] = 1;
+            }
+        }
+    }
+}
+
+/// Removes what is left of a region in strips narrower than 5 pixels (a morphological opening):
+/// the blurred rim around a fitted piece, not another piece.
+pub(crate) fn open_residual(region: &mut Region) {
+    let (w, h) = (region.w, region.h);
+    let get = |m: &[u8], x: i64, y: i64| -> u8 {
+        if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
+            0
+        } else {
+            m[y as usize * w + x as usize]
+        }
+    };
+    let mut eroded = vec![0u8; w * h];
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            let all =
+                (-2..=2).all(|dy| (-2..=2).all(|dx| get(&region.target, x + dx, y + dy) == 1));
+            eroded[y as usize * w + x as usize] = u8::from(all);
+        }
+    }
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            let i = y as usize * w + x as usize;
+            if region.target[i] == 1 {
+                let any = (-2..=2).any(|dy| (-2..=2).any(|dx| get(&eroded, x + dx, y + dy) == 1));
+                if !any {
+                    region.target[i] = 0;
+                    region.dontcare[i] = 1;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Colour segmentation of a frame: every pixel classified by the colour model against the
+//! table's local colour.
+
+use koanscope_scene::Color;
+use opencv::core::{Mat, Size as CvSize};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+use crate::color::{ColorModel, PixelClass};
+use crate::error::{CvContext, VisionError};
+
+/// What the colour model made of every pixel, and the local table colour.
+pub struct Segmentation {
+    pub width: usize,
+    pub height: usize,
+    /// Per pixel: 0 table, 1 unknown foreground, 2 + i the palette's colour i.
+    pub classes: Vec<u8>,
+    pub palette: Vec<Color>,
+    /// The frame in 8-bit Lab, row-major, 3 bytes a pixel.
+    pub lab: Vec<u8>,
+}
+
+/// Class of a table pixel.
+pub(crate) const TABLE: u8 = 0;
+/// Class of a foreground pixel with no sure colour.
+pub(crate) const UNKNOWN: u8 = 1;
+
+/// Classifies every pixel of a BGR frame with the colour model.
+pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionError> {
+    let mut lab = Mat::default();
+    imgproc::cvt_color_def(image, &mut lab, imgproc::COLOR_BGR2Lab).during("converting to Lab")?;
+    let (w, h) = (lab.cols(), lab.rows());
+    // The table's colour around each pixel: a median at quarter resolution keeps it cheap.
+    let small_size = CvSize::new((w / 4).max(1), (h / 4).max(1));
+    let mut small = Mat::default();
+    imgproc::resize(&lab, &mut small, small_size, 0.0, 0.0, imgproc::INTER_AREA)
+        .during("shrinking the frame")?;
+    let k = ((model.background_window_px / 4) | 1).max(3) as i32;
+    let mut small_median = Mat::default();
+    imgproc::median_blur(&small, &mut small_median, k).during("estimating the table colour")?;
+    let mut table = Mat::default();
+    imgproc::resize(
+        &small_median,
+        &mut table,
+        CvSize::new(w, h),
+        0.0,
+        0.0,
+        imgproc::INTER_LINEAR,
+    )
+    .during("estimating the table colour")?;
+    let lab_bytes = continuous_bytes(&lab)?;
+    let table_bytes = continuous_bytes(&table)?;
+    let palette = model.palette();
+    let classes = lab_bytes
+        .chunks_exact(3)
+        .zip(table_bytes.chunks_exact(3))
+        .map(
+            |(p, t)| match model.classify([p[0], p[1], p[2]], [t[0], t[1], t[2]]) {
+                PixelClass::Table => TABLE,
+                PixelClass::Unknown => UNKNOWN,
+                PixelClass::Piece(color) => palette
+                    .iter()
+                    .position(|c| *c == color)
+                    .map_or(UNKNOWN, |i| 2 + i as u8),
+            },
+        )
+        .collect();
+    Ok(Segmentation {
+        width: w.max(0) as usize,
+        height: h.max(0) as usize,
+        classes,
+        palette,
+        lab: lab_bytes,
+    })
+}
+
+fn continuous_bytes(mat: &Mat) -> Result<Vec<u8>, VisionError> {
+    let owned;
+    let mat = if mat.is_continuous() {
+        mat
+    } else {
+        owned = mat.try_clone().during("copying a frame")?;
+        &owned
+    };
+    Ok(mat.data_bytes().during("reading a frame")?.to_vec())
+}
