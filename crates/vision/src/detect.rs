@@ -501,7 +501,14 @@ impl Detector {
         }
         // The base of a same-colour tower, placed by fitting base and top together: alone, an
         // upright piece slides back to cover the top as well.
-        let tower_base: Vec<(Detection, f64)> = if count > 1 {
+        let remaining = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+        let best_so_far = all
+            .iter()
+            .map(|(s, _)| *s)
+            .fold(f64::NEG_INFINITY, f64::max);
+        // A single piece that explains the region all but perfectly needs no tower behind it.
+        let nearly_perfect = best_so_far >= 0.95 * remaining;
+        let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect {
             self.tower_bases(region, &prefix, camera, &centre_px)
                 .into_iter()
                 .filter_map(|(score, h)| {

@@ -17,6 +17,7 @@ pub mod evaluate;
 pub mod image;
 pub mod pose;
 mod region;
+pub mod render;
 pub mod segment;
 pub mod target;
 

@@ -3,13 +3,11 @@
 
 use koanscope_geometry::{Engine, PieceModels};
 use koanscope_scene::{Color, Orientation, Size};
-use koanscope_vision::pose::{flat_tilt, pose_on_table, silhouette};
+use koanscope_vision::pose::{flat_tilt, pose_on_table};
 use koanscope_vision::{
     Camera, ColorModel, Detector, Intrinsics, analyze, isometry_from_rvec_tvec,
 };
-use nalgebra::{Isometry3, Matrix3, Point3};
-use opencv::core::{CV_8UC3, Mat, Point, Scalar, Vector};
-use opencv::imgproc;
+use nalgebra::{Matrix3, Point3};
 
 fn camera() -> Camera {
     Camera::new(
@@ -20,40 +18,6 @@ fn camera() -> Camera {
         },
         isometry_from_rvec_tvec([0.8779, 2.6609, -0.8445], [59.86, -94.47, 628.14]),
     )
-}
-
-/// Flat-shaded plastic over a warm wood colour, with a gentle light gradient across the table.
-fn draw(camera: &Camera, pieces: &[(Color, Size, Isometry3<f64>)]) -> Mat {
-    let mut frame =
-        Mat::new_rows_cols_with_default(720, 1280, CV_8UC3, Scalar::new(95.0, 130.0, 165.0, 0.0))
-            .expect("a frame");
-    imgproc::rectangle_points(
-        &mut frame,
-        Point::new(0, 0),
-        Point::new(1279, 240),
-        Scalar::new(105.0, 140.0, 175.0, 0.0),
-        -1,
-        imgproc::LINE_8,
-        0,
-    )
-    .expect("drawn");
-    let models = PieceModels::default();
-    for (color, size, pose) in pieces {
-        let bgr = match color {
-            Color::Red => Scalar::new(30.0, 30.0, 190.0, 0.0),
-            Color::Yellow => Scalar::new(20.0, 190.0, 230.0, 0.0),
-            Color::Green => Scalar::new(40.0, 150.0, 30.0, 0.0),
-            Color::Blue => Scalar::new(180.0, 60.0, 20.0, 0.0),
-            _ => Scalar::new(30.0, 30.0, 30.0, 0.0),
-        };
-        let outline = silhouette(camera, &models.dims(*size), pose).expect("in view");
-        let points: Vector<Point> = outline
-            .iter()
-            .map(|p| Point::new(p.x.round() as i32, p.y.round() as i32))
-            .collect();
-        imgproc::fill_convex_poly(&mut frame, &points, bgr, imgproc::LINE_AA, 0).expect("drawn");
-    }
-    frame
 }
 
 #[test]
@@ -88,7 +52,7 @@ fn pieces_drawn_from_known_poses_are_found_where_they_are() {
             upright(Size::Medium, -60.0, 180.0, 0.0),
         ),
     ];
-    let frame = draw(&camera, &pieces);
+    let frame = koanscope_vision::render::draw_pieces(&camera, &pieces).expect("drawn");
     let analysis = analyze(
         &frame,
         std::path::Path::new("drawn.png"),

@@ -1,0 +1,62 @@
+//! A plain renderer of pieces at known poses (flat-shaded silhouettes over a two-tone table), for
+//! tests and benchmarks that must run without photographs. It is no substitute for real frames:
+//! no faces, shading, translucency or shadows.
+
+use koanscope_geometry::PieceModels;
+use koanscope_scene::{Color, Size};
+use nalgebra::Isometry3;
+use opencv::core::{CV_8UC3, Mat, Point, Scalar, Vector};
+use opencv::imgproc;
+
+use crate::camera::Camera;
+use crate::error::{CvContext, VisionError};
+use crate::pose::silhouette;
+
+/// The colour a piece is drawn in, BGR.
+fn plastic(color: Color) -> Scalar {
+    let (b, g, r) = match color {
+        Color::Red => (30.0, 30.0, 190.0),
+        Color::Yellow => (20.0, 190.0, 230.0),
+        Color::Green => (40.0, 150.0, 30.0),
+        Color::Blue => (180.0, 60.0, 20.0),
+        _ => (30.0, 30.0, 30.0),
+    };
+    Scalar::new(b, g, r, 0.0)
+}
+
+/// A frame of the camera's size showing the pieces on a warm wood-coloured table, drawn in the
+/// order given (later pieces in front).
+pub fn draw_pieces(
+    camera: &Camera,
+    pieces: &[(Color, Size, Isometry3<f64>)],
+) -> Result<Mat, VisionError> {
+    let [w, h] = camera.intrinsics.image_size;
+    let (w, h) = (w as i32, h as i32);
+    let mut frame =
+        Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::new(95.0, 130.0, 165.0, 0.0))
+            .during("making a frame")?;
+    // A lighter far side, as under a lamp, so the table colour is not uniform.
+    imgproc::rectangle_points(
+        &mut frame,
+        Point::new(0, 0),
+        Point::new(w - 1, h / 3),
+        Scalar::new(105.0, 140.0, 175.0, 0.0),
+        -1,
+        imgproc::LINE_8,
+        0,
+    )
+    .during("drawing the table")?;
+    let models = PieceModels::default();
+    for (color, size, pose) in pieces {
+        let Some(outline) = silhouette(camera, &models.dims(*size), pose) else {
+            continue;
+        };
+        let points: Vector<Point> = outline
+            .iter()
+            .map(|p| Point::new(p.x.round() as i32, p.y.round() as i32))
+            .collect();
+        imgproc::fill_convex_poly(&mut frame, &points, plastic(*color), imgproc::LINE_AA, 0)
+            .during("drawing a piece")?;
+    }
+    Ok(frame)
+}
