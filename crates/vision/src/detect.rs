@@ -42,6 +42,9 @@ pub struct DetectParams {
     /// A piece sharing a region with others must own (alone cover) at least this share of
     /// the region's pixels under it.
     pub min_own_share: f64,
+    /// Fitting a region again with apexes found elsewhere as supports must beat its first
+    /// explanation by this share of its pixels.
+    pub stacking_margin: f64,
 }
 
 impl Default for DetectParams {
@@ -55,6 +58,7 @@ impl Default for DetectParams {
             tilted_margin: 0.05,
             first_choices: 3,
             min_own_share: 0.25,
+            stacking_margin: 0.015,
         }
     }
 }
@@ -130,10 +134,10 @@ impl Detector {
         camera: &Camera,
     ) -> Result<Vec<Detection>, VisionError> {
         let regions = regions(seg, &self.params, 40)?;
-        let mut per_region: Vec<Vec<Detection>> = regions
+        let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
             .map(|r| self.explain_region(r.clone(), camera, &[]))
-            .collect();
+            .unzip();
         // Towers of three colours need the middle piece before the top one: two more passes.
         let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
         for _ in 0..2 {
@@ -160,7 +164,14 @@ impl Detector {
                         .zip(&refitted_with[i])
                         .all(|(a, b)| (a - b).norm() < 0.5);
                 if !supports.is_empty() && !same {
-                    per_region[i] = self.explain_region(region.clone(), camera, &supports);
+                    // Stacking must explain clearly better than standing on the table: a piece
+                    // whose top is hidden by the one above would otherwise stack on that one.
+                    let (found, score) = self.explain_region(region.clone(), camera, &supports);
+                    let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+                    if score > scores[i] + self.params.stacking_margin * area {
+                        per_region[i] = found;
+                        scores[i] = score;
+                    }
                     refitted_with[i] = supports;
                     changed = true;
                 }
@@ -180,21 +191,30 @@ impl Detector {
         region: Region,
         camera: &Camera,
         supports: &[Point3<f64>],
-    ) -> Vec<Detection> {
+    ) -> (Vec<Detection>, f64) {
         let (usual, usual_score) =
             self.explain_region_with(region.clone(), camera, supports, false);
         let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
         // No tilted explanation (at best every pixel, less one piece's price) could win.
         let best_possible = area - self.params.min_region_px as f64;
         if usual_score + self.params.tilted_margin * area >= best_possible {
-            return self.polish(&region, camera, supports, false, usual);
+            return (
+                self.polish(&region, camera, supports, false, usual),
+                usual_score,
+            );
         }
         let (tilted, tilted_score) =
             self.explain_region_with(region.clone(), camera, supports, true);
         if tilted_score > usual_score + self.params.tilted_margin * area {
-            self.polish(&region, camera, supports, true, tilted)
+            (
+                self.polish(&region, camera, supports, true, tilted),
+                tilted_score,
+            )
         } else {
-            self.polish(&region, camera, supports, false, usual)
+            (
+                self.polish(&region, camera, supports, false, usual),
+                usual_score,
+            )
         }
     }
 

@@ -133,7 +133,7 @@ impl DetectionScore {
 }
 
 /// Pairs found pieces with true ones by nearest image position (greedy, closest pairs first,
-/// at most `max_px` apart) and scores them. Hidden true pieces do not count against recall, and a
+/// visible true pieces before hidden ones, at most `max_px` apart) and scores them. Hidden true pieces do not count against recall, and a
 /// detection paired with one is not a false one.
 pub fn score_scene(found: &Scene, truth: &[TruthPiece], max_px: f64) -> DetectionScore {
     let mut candidates = Vec::new();
@@ -146,7 +146,10 @@ pub fn score_scene(found: &Scene, truth: &[TruthPiece], max_px: f64) -> Detectio
             }
         }
     }
-    candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Visible pieces first: a detection over a nest is the outer piece the camera sees, not
+    // the hidden one that happens to sit a pixel closer.
+    let hidden = |j: usize| truth[j].visible_fraction <= 0.0;
+    candidates.sort_by(|a, b| hidden(a.2).cmp(&hidden(b.2)).then(a.0.total_cmp(&b.0)));
     let mut found_used = vec![false; found.pieces.len()];
     let mut truth_used = vec![false; truth.len()];
     let mut score = DetectionScore::default();
@@ -179,4 +182,38 @@ pub fn score_scene(found: &Scene, truth: &[TruthPiece], max_px: f64) -> Detectio
         score.precision.add(used);
     }
     score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koanscope_scene::Piece;
+    use nalgebra::Isometry3;
+
+    fn truth(color: Color, xy: [f64; 2], visible_fraction: f64) -> TruthPiece {
+        TruthPiece {
+            color,
+            size: Size::Large,
+            orientation: Orientation::Upright,
+            grounded: true,
+            base_center_mm: Point3::origin(),
+            image_xy: xy,
+            visible_fraction,
+        }
+    }
+
+    #[test]
+    fn a_detection_over_a_nest_pairs_with_the_visible_outer_piece() {
+        let mut found = Piece::new(0, Color::Blue, Size::Large, Isometry3::identity());
+        found.image_xy = Some([713.0, 392.5]);
+        let scene = Scene::from_pieces(vec![found]);
+        let truth = [
+            truth(Color::Blue, [713.0, 391.0], 1.0),
+            truth(Color::Red, [713.0, 393.0], 0.0),
+        ];
+        let score = score_scene(&scene, &truth, 20.0);
+        assert_eq!(score.color, Tally { agree: 1, total: 1 });
+        assert_eq!(score.recall, Tally { agree: 1, total: 1 });
+        assert_eq!(score.precision, Tally { agree: 1, total: 1 });
+    }
 }
