@@ -4,8 +4,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Subcommand;
+use koanscope_builder::GeometryRealiser;
 use koanscope_geometry::Engine;
-use koanscope_rules::{Difficulty, Library, ParseError, Parsed, Rule, render};
+use koanscope_rules::{
+    Difficulty, KoanSummary, Library, ParseError, Parsed, Rule, SearchOptions, SearchResult, Stash,
+    Style, find_counterexample, render,
+};
 use koanscope_scene::{Mark, Scene};
 
 #[derive(Subcommand)]
@@ -35,6 +39,32 @@ pub enum RulesCommand {
         scene: PathBuf,
         #[arg(long)]
         reading: Option<usize>,
+    },
+    /// Find a koan the secret rule and a guess mark differently, that can really be built.
+    Counterexample {
+        /// The secret rule.
+        rule: String,
+        /// The guess.
+        guess: String,
+        /// The table (a scene document): the tight-lipped style builds close to its koans.
+        #[arg(long)]
+        table: Option<PathBuf>,
+        /// helpful (small and plain) or tight-lipped (close to the table, or busy).
+        #[arg(long, default_value = "helpful")]
+        style: StyleArg,
+        /// Pieces still in the stash, e.g. "red small 2, blue large 1" (default: any number of
+        /// the four Zendo colours).
+        #[arg(long)]
+        stash: Option<String>,
+        /// Print the counter-example as a scene document instead of in words.
+        #[arg(long)]
+        json: bool,
+        /// Reading of the rule, when it is indefinite.
+        #[arg(long)]
+        reading: Option<usize>,
+        /// Reading of the guess, when it is indefinite.
+        #[arg(long)]
+        guess_reading: Option<usize>,
     },
     /// List the rule library.
     List {
@@ -69,6 +99,27 @@ pub fn run(cmd: RulesCommand) -> anyhow::Result<()> {
             difficulty,
             canonical,
         } => list(difficulty, canonical),
+        RulesCommand::Counterexample {
+            rule,
+            guess,
+            table,
+            style,
+            stash,
+            json,
+            reading,
+            guess_reading,
+        } => counterexample(
+            CounterArgs {
+                rule: &rule,
+                guess: &guess,
+                table: table.as_deref(),
+                style,
+                stash: stash.as_deref(),
+                json,
+            },
+            reading,
+            guess_reading,
+        ),
     }
 }
 
@@ -186,6 +237,80 @@ fn list(difficulty: Option<Difficulty>, canonical: bool) -> anyhow::Result<()> {
         println!("{:<36} {:<6} {}", r.name, r.difficulty.word(), r.text);
         if canonical {
             println!("{:<43} = {}", "", render::rule(&r.rule));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum StyleArg {
+    Helpful,
+    TightLipped,
+}
+
+struct CounterArgs<'a> {
+    rule: &'a str,
+    guess: &'a str,
+    table: Option<&'a Path>,
+    style: StyleArg,
+    stash: Option<&'a str>,
+    json: bool,
+}
+
+fn counterexample(
+    args: CounterArgs<'_>,
+    reading: Option<usize>,
+    guess_reading: Option<usize>,
+) -> anyhow::Result<()> {
+    let rule = read_rule(args.rule, reading, "rule")?;
+    let guess = read_rule(args.guess, guess_reading, "guess")?;
+    let mut options = SearchOptions {
+        style: match args.style {
+            StyleArg::Helpful => Style::Helpful,
+            StyleArg::TightLipped => Style::TightLipped,
+        },
+        ..SearchOptions::default()
+    };
+    if let Some(text) = args.stash {
+        let stash = Stash::parse(text)
+            .map_err(|e| anyhow::anyhow!(e))
+            .context("reading --stash")?;
+        options.stash = Some(stash);
+    }
+    if let Some(path) = args.table {
+        let scene = read_scene(path)?;
+        for koan in &scene.koans {
+            let summary = KoanSummary::from_scene(&scene, koan)
+                .with_context(|| format!("reading koan {} of {}", koan.id, path.display()))?;
+            options.table.push(summary);
+        }
+    }
+    let realiser = GeometryRealiser::default();
+    let result = find_counterexample(&rule, &guess, &options, &realiser)
+        .context("searching for a counter-example")?;
+    match result {
+        SearchResult::Found(found) => {
+            if args.json {
+                println!("{}", found.scene.to_json_string(true));
+                return Ok(());
+            }
+            println!("Counter-example ({} pieces):", found.plan.pieces.len());
+            for line in found.plan.describe().lines() {
+                println!("  {line}");
+            }
+            println!(
+                "Under the secret rule this koan is {} ({}).",
+                found.rule_mark.word(),
+                found.rule_reason
+            );
+            println!(
+                "Under the guess it is {} ({}).",
+                found.guess_mark.word(),
+                found.guess_reason
+            );
+        }
+        SearchResult::NotFound { bound, candidates } => {
+            println!("No counter-example found: {bound}; {candidates} candidate koans checked.");
         }
     }
     Ok(())

@@ -350,6 +350,23 @@ impl KoanSummary {
         Ok(s)
     }
 
+    /// A coarse description for comparing koans: piece count, pieces per colour, size and
+    /// orientation, grounded pieces, then touching pairs, pointing pairs, towers and nests.
+    pub fn features(&self) -> Vec<u32> {
+        let mut f = vec![self.ids.len() as u32];
+        f.extend(self.color.iter().map(|m| count(*m)));
+        f.extend(self.size.iter().map(|m| count(*m)));
+        f.extend(self.orientation.iter().map(|m| count(*m)));
+        f.push(count(self.grounded));
+        let touching: u32 = self.rel.iter().map(|r| count(r[0])).sum::<u32>() / 2;
+        let pointing: u32 = self.rel.iter().map(|r| count(r[1])).sum();
+        f.push(touching);
+        f.push(pointing);
+        f.push(self.towers.iter().filter(|m| count(**m) >= 2).count() as u32);
+        f.push(self.nests.len() as u32);
+        f
+    }
+
     pub fn len(&self) -> usize {
         self.ids.len()
     }

@@ -9,21 +9,27 @@
 //! Terms mean what `docs/zendo-terms.md` says.
 
 pub mod ast;
+pub mod counter;
 mod error;
 pub mod eval;
 mod guess;
 mod lexer;
 pub mod library;
 mod parser;
+pub mod plan;
 pub mod render;
 pub mod sketch;
 
 pub use ast::{
     AttrValue, CmpOp, Cond, EachOf, Filter, Key, Measure, Polarity, Quant, Relation, Rule,
 };
+pub use counter::{
+    CounterExample, Realiser, SearchOptions, SearchResult, Stash, Style, find_counterexample,
+};
 pub use error::ParseError;
 pub use eval::{EvalError, KoanMark, KoanSummary, PieceFacts, mark_scene};
 pub use guess::{Contradiction, GuessCheck, check_guess};
 pub use library::{Difficulty, Library, LibraryRule};
 pub use parser::{Parsed, parse, parse_rule};
+pub use plan::{Placement, Plan, PlanPiece};
 pub use sketch::Sketch;
