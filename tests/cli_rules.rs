@@ -285,3 +285,58 @@ fn counterexample_uses_only_the_stash_and_says_the_bound() {
             "No counter-example found: no koan of up to 3 pieces",
         ));
 }
+
+#[test]
+fn tight_lipped_counterexample_builds_close_to_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let marked = dir.path().join("marked.json");
+    let out = koanscope()
+        .args([
+            "rules",
+            "eval",
+            "it contains at least two upright pieces",
+            SAMPLE,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    std::fs::write(&marked, &out.stdout).unwrap();
+    let helpful = koanscope()
+        .args([
+            "rules",
+            "counterexample",
+            "it contains no blue pieces",
+            "it contains at most two pieces",
+        ])
+        .output()
+        .unwrap();
+    let tight = koanscope()
+        .args([
+            "rules",
+            "counterexample",
+            "it contains no blue pieces",
+            "it contains at most two pieces",
+            "--style",
+            "tight-lipped",
+            "--table",
+        ])
+        .arg(&marked)
+        .output()
+        .unwrap();
+    assert!(
+        tight.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tight.stderr)
+    );
+    let (helpful, tight) = (
+        String::from_utf8(helpful.stdout).unwrap(),
+        String::from_utf8(tight.stdout).unwrap(),
+    );
+    assert!(
+        helpful.starts_with("Counter-example (1 piece):"),
+        "{helpful}"
+    );
+    // The demo table's koans have 1 to 4 pieces; the tight-lipped koan is not the plain one.
+    assert_ne!(helpful, tight);
+    assert!(tight.contains("Under the secret rule"), "{tight}");
+}

@@ -294,7 +294,11 @@ fn counterexample(
                 println!("{}", found.scene.to_json_string(true));
                 return Ok(());
             }
-            println!("Counter-example ({} pieces):", found.plan.pieces.len());
+            let n = found.plan.pieces.len();
+            println!(
+                "Counter-example ({n} piece{}):",
+                if n == 1 { "" } else { "s" }
+            );
             for line in found.plan.describe().lines() {
                 println!("  {line}");
             }

@@ -805,7 +805,12 @@ impl KoanSummary {
                 let n = self.matching_towers(*size, *stacks);
                 let noun = if *stacks { "stack" } else { "tower" };
                 format!(
-                    "contains {n} {noun}{} of {} pieces",
+                    "contains {} {noun}{} of {} pieces",
+                    if n == 0 {
+                        "no".to_string()
+                    } else {
+                        n.to_string()
+                    },
                     if n == 1 { "" } else { "s" },
                     render::quant_words(*size)
                 )
@@ -813,7 +818,12 @@ impl KoanSummary {
             Cond::Nests { size, .. } => {
                 let n = self.nests.iter().filter(|m| size.holds(count(**m))).count();
                 format!(
-                    "contains {n} nest{} of {} pieces",
+                    "contains {} nest{} of {} pieces",
+                    if n == 0 {
+                        "no".to_string()
+                    } else {
+                        n.to_string()
+                    },
                     if n == 1 { "" } else { "s" },
                     render::quant_words(*size)
                 )
