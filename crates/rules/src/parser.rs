@@ -630,6 +630,39 @@ impl<'a> Parser<'a> {
                 return Ok(c);
             }
         }
+        if !self.contains && self.at("no") && self.number(1).is_some() {
+            // "no two pieces are the same color", "no two pieces point in the same direction".
+            let n = self.number(1).unwrap_or(2);
+            self.pos += 2;
+            let head = self.np_head()?;
+            let filter = self.postmods(head)?;
+            let key = if self.same_direction_predicate() {
+                Key::Direction
+            } else {
+                self.expect_any(&["are", "have"])?;
+                match self.same_key()? {
+                    Some(k) => k,
+                    None => return Err(self.fail(&["the same color", "the same size"])),
+                }
+            };
+            return Ok(Cond::not(Cond::Group {
+                key,
+                filter,
+                quant: Quant::AtLeast(n),
+            }));
+        }
+        if !self.contains && self.at("no") && self.number(1).is_none() {
+            // "no piece is red": nothing passes both.
+            self.pos += 1;
+            let head = self.np_head()?;
+            let domain = self.postmods(head)?;
+            self.expect_any(&["is", "are"])?;
+            let pred = self.pred_or(&domain)?;
+            return Ok(Cond::Count {
+                filter: Filter::and(vec![domain, pred]),
+                quant: Quant::Exactly(0),
+            });
+        }
         if let Some(c) = self.of_its_clause()? {
             self.contains = false;
             return Ok(c);
@@ -754,7 +787,9 @@ impl<'a> Parser<'a> {
             self.eat("of");
             self.expect_any(&["its", "the"])?;
         } else {
-            self.eat_seq(&["one", "of", "its"]);
+            if !self.eat_seq(&["one", "of", "its"]) {
+                let _ = self.eat_seq(&["of", "its"]) || self.eat_seq(&["of", "the"]);
+            }
         }
         let domain = self.np_head()?;
         self.eat_seq(&["in", "it"]);
@@ -1299,6 +1334,23 @@ impl<'a> Parser<'a> {
                 quant: quant.unwrap_or(Quant::AtLeast(1)),
             });
         }
+        // "two red pieces or more" settles the number after the noun.
+        let quant = match quant {
+            Some(Quant::Indefinite(n)) if self.at("or") => {
+                let q = if self.eat_seq(&["or", "more"]) {
+                    Some(Quant::AtLeast(n))
+                } else if self.eat_seq(&["or", "fewer"]) || self.eat_seq(&["or", "less"]) {
+                    Some(Quant::AtMost(n))
+                } else {
+                    None
+                };
+                if q.is_some() {
+                    self.indefinite.pop();
+                }
+                q.or(quant)
+            }
+            other => other,
+        };
         // A bare plural ("it contains red pieces") reads as at least one, as the booklet does.
         let quant = quant.unwrap_or(Quant::AtLeast(1));
         let clause_follows = self.word(3) == "not"
@@ -1971,6 +2023,16 @@ impl<'a> Parser<'a> {
             self.pos += 3;
             let p = self.pred_or(&head)?;
             self.expect(")")?;
+            return Ok(Filter::and(vec![head, p]));
+        }
+        // A relative clause belongs to the nearest noun: "pointing at a piece that is upright".
+        if matches!(self.word(0), "that" | "which")
+            && self.word(1) == "is"
+            && self.pred_starts(2)
+            && !self.group_suffix_at(0)
+        {
+            self.pos += 2;
+            let p = self.pred_or(&head)?;
             return Ok(Filter::and(vec![head, p]));
         }
         Ok(head)

@@ -169,3 +169,48 @@ fn both_or_neither_and_either_but_not_both() {
     assert!(!white(rule, "red small flat"));
     assert!(white(rule, "red small upright"));
 }
+
+#[test]
+fn other_wordings_mean_the_same_rule() {
+    let same = |a: &str, b: &str| {
+        assert_eq!(
+            parse_rule(a).unwrap_or_else(|e| panic!("{a}: {e}")),
+            parse_rule(b).unwrap_or_else(|e| panic!("{b}: {e}")),
+            "{a} / {b}"
+        )
+    };
+    same("every piece is upright", "all of its pieces are upright");
+    same(
+        "each of its pieces is upright",
+        "all its pieces are upright",
+    );
+    same("no piece is red", "it contains no red pieces");
+    same(
+        "it contains 2 red pieces or more",
+        "it contains at least two red pieces",
+    );
+    same(
+        "there are exactly two red pieces",
+        "it has exactly two red pieces",
+    );
+    same(
+        "it contains more than two pieces",
+        "it contains at least three pieces",
+    );
+    same(
+        "it contains fewer than three pieces",
+        "it contains at most two pieces",
+    );
+    same(
+        "no two pieces are the same color",
+        "it does not contain at least two pieces of the same color",
+    );
+    same(
+        "it contains at least one piece pointing at a piece that is upright",
+        "it contains at least one piece pointing at an upright piece",
+    );
+    same(
+        "A koan has the Buddha-nature iff it contains a red piece",
+        "it contains a red piece",
+    );
+}
