@@ -1172,6 +1172,30 @@ impl<'a> Parser<'a> {
 
     /// One item of a "contains" list.
     fn contains_item(&mut self) -> R<Cond> {
+        // "two or three pieces of the same size and color": either exact number.
+        if let (Some(n), "or", Some(m)) = (self.number(0), self.word(1), self.number(2)) {
+            self.pos += 2;
+            // Read the phrase once with the second number, then put the first one in.
+            let open_before = self.indefinite.len();
+            let second = self.contains_item()?;
+            if self.indefinite.len() > open_before {
+                // The second number is not open: "two or three" is exact.
+                self.indefinite.remove(open_before);
+            }
+            let mut exact_m = second.clone();
+            let mut first = second;
+            let mut k = 0;
+            let set = |q: &mut Quant, value: u32, k: &mut usize| {
+                if *k == 0 {
+                    *q = Quant::Exactly(value);
+                }
+                *k += 1;
+            };
+            exact_m.visit_quants(&mut |q| set(q, m, &mut k));
+            k = 0;
+            first.visit_quants(&mut |q| set(q, n, &mut k));
+            return Ok(Cond::or(vec![first, exact_m]));
+        }
         // Comparisons.
         let op = if self.at("more") && self.number(1).is_none() && self.word(1) != "than" {
             Some(CmpOp::More)

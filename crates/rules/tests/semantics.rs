@@ -214,3 +214,23 @@ fn other_wordings_mean_the_same_rule() {
         "it contains a red piece",
     );
 }
+
+#[test]
+fn two_or_three_is_either_exact_number() {
+    let rule = "it contains two or three pieces of the same size and color";
+    assert!(!white(rule, "red small upright, red large upright"));
+    assert!(white(rule, "red small upright, red small flat"));
+    assert!(white(
+        rule,
+        "red small upright, red small flat, red small upright"
+    ));
+    assert!(!white(
+        rule,
+        "red small upright, red small flat, red small upright, red small flat"
+    ));
+    // Four of one kind and two of another: the pair counts.
+    assert!(white(
+        rule,
+        "red small upright, red small flat, red small upright, red small flat, blue large upright, blue large flat"
+    ));
+}
