@@ -60,7 +60,7 @@ impl GeometryRealiser {
         for (j, p) in plan.pieces.iter().enumerate() {
             match p.placement {
                 Placement::OnTipOf(i) | Placement::Over(i) => spot_of[j] = spot_of[i],
-                Placement::PointingAt(_) => {}
+                Placement::PointingAt(_) | Placement::Across(_) => {}
                 other => {
                     spot_of[j] = spot_half.len();
                     spot_half.push(0.0);
@@ -112,6 +112,22 @@ impl GeometryRealiser {
                         return Ok(None);
                     }
                     self.placer.upright(spot_x[spot_of[i]], 0.0, 0.0)
+                }
+                Placement::Across(i) => {
+                    let lower = plan.pieces[i].size;
+                    let Some(along) = Plan::across_rest(lower, p.size) else {
+                        return Ok(None);
+                    };
+                    let (Some(&a), Some(&b)) = (spot_of.get(i), spot_of.get(i + 1)) else {
+                        return Ok(None);
+                    };
+                    let x = (spot_x[a] + spot_x[b]) / 2.0;
+                    let dims = self.placer.models().dims(p.size);
+                    let slant = (dims.height_mm.powi(2) + (dims.base_mm / 2.0).powi(2)).sqrt();
+                    // The tips (at y = 0) rest `along` of the way up the lower face.
+                    let y = -along * slant * (16f64).to_radians().cos();
+                    let z = self.placer.models().dims(lower).height_mm;
+                    self.placer.flat_at_height(p.size, x, y, FRAC_PI_2, z)
                 }
                 Placement::PointingAt(i) => {
                     let spot = spot_of[i];

@@ -36,6 +36,13 @@ fn plans() -> Vec<Plan> {
         },
         Plan {
             pieces: vec![
+                piece(Color::Red, Size::Small, Upright),
+                piece(Color::Blue, Size::Small, Touching(0)),
+                piece(Color::Green, Size::Large, Across(0)),
+            ],
+        },
+        Plan {
+            pieces: vec![
                 piece(Color::Green, Size::Medium, Upright),
                 piece(Color::Green, Size::Small, Touching(0)),
                 piece(Color::Red, Size::Large, PointingAt(1)),
@@ -78,7 +85,7 @@ proptest! {
         yaw in -3.2f64..3.2,
         dx in -500.0f64..500.0,
         dy in -500.0f64..500.0,
-        which in 0usize..3,
+        which in 0usize..4,
     ) {
         let lib = Library::builtin().unwrap();
         let realiser = GeometryRealiser::default();

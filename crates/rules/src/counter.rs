@@ -268,7 +268,23 @@ impl<R: Realiser> Search<'_, R> {
         }
         for (i, p) in plan.iter().enumerate() {
             let covered = plan.iter().any(|q| q.placement == Placement::Over(i));
-            let topped = plan.iter().any(|q| q.placement == Placement::OnTipOf(i));
+            let across = |k: usize| plan.iter().any(|q| q.placement == Placement::Across(k));
+            let topped = plan.iter().any(|q| q.placement == Placement::OnTipOf(i))
+                || across(i)
+                || (i > 0 && across(i - 1));
+            // Two touching upright pieces of one size, nothing on either: a bed to lie across.
+            if let Some(next) = plan.get(i + 1)
+                && next.placement == Placement::Touching(i)
+                && matches!(p.placement, Placement::Upright | Placement::Touching(_))
+                && next.size == p.size
+                && !topped
+                && !across(i + 1)
+                && !plan.iter().any(|q| {
+                    matches!(q.placement, Placement::OnTipOf(k) | Placement::Over(k) if k == i || k == i + 1)
+                })
+            {
+                out.push(Placement::Across(i));
+            }
             let pointed = plan.iter().any(|q| q.placement == Placement::PointingAt(i));
             if matches!(p.placement, Placement::Upright | Placement::Touching(_)) && !pointed {
                 out.push(Placement::PointingAt(i));
@@ -307,6 +323,7 @@ impl<R: Realiser> Search<'_, R> {
         match placement {
             Placement::OnTipOf(i) => Plan::tip_rest(plan[i].size, size).is_some(),
             Placement::Over(i) => size > plan[i].size,
+            Placement::Across(i) => Plan::across_rest(plan[i].size, size).is_some(),
             _ => true,
         }
     }

@@ -763,13 +763,13 @@ impl KoanSummary {
                 if failing == 0 {
                     format!(
                         "all of its {} are {}",
-                        render::plural_np(domain),
+                        render::domain_np(domain),
                         render::pred_text(pred)
                     )
                 } else {
                     format!(
                         "{failing} of its {} {} not {}",
-                        render::plural_np(domain),
+                        render::domain_np(domain),
                         if failing == 1 { "is" } else { "are" },
                         render::pred_text(pred)
                     )
@@ -779,7 +779,7 @@ impl KoanSummary {
                 let n = self.kinds(*key, self.mask(domain));
                 format!(
                     "its {} show {n} {}",
-                    render::plural_np(domain),
+                    render::domain_np(domain),
                     key_noun(*key, n != 1)
                 )
             }

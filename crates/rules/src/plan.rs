@@ -23,6 +23,9 @@ pub enum Placement {
     Over(usize),
     /// Balanced upside down on its tip.
     UpsideDown,
+    /// Lying flat across the tips of an upright piece and the piece standing against it (the
+    /// next one in the plan, `Touching` it), off the table.
+    Across(usize),
 }
 
 impl Placement {
@@ -32,7 +35,8 @@ impl Placement {
             Placement::Touching(i)
             | Placement::PointingAt(i)
             | Placement::OnTipOf(i)
-            | Placement::Over(i) => Some(i),
+            | Placement::Over(i)
+            | Placement::Across(i) => Some(i),
             _ => None,
         }
     }
@@ -74,6 +78,16 @@ fn base_mm(size: Size) -> f64 {
 const WALL_MM: f64 = 1.2;
 
 impl Plan {
+    /// Where along its lower face (0 = base edge, 1 = tip) a piece of size `upper` lying across
+    /// two touching upright pieces of size `lower` rests on their tips, or None when its face
+    /// is too narrow to span both.
+    pub fn across_rest(lower: Size, upper: Size) -> Option<f64> {
+        // Tips are one base width plus the 0.3 mm touching gap apart.
+        let span = base_mm(lower) + 0.3;
+        let room = 1.0 - span / base_mm(upper);
+        (upper > lower && room > 0.1).then_some(room / 2.0)
+    }
+
     /// Predicted height above the table of the base of a piece set on the tip of `lower`
     /// (standing at `lower_base_z`), or None when it would slide down into a nest.
     pub fn tip_rest(lower: Size, upper: Size) -> Option<f64> {
@@ -111,6 +125,17 @@ impl Plan {
                     sp = SketchPiece::new(p.color, p.size, Orientation::Weird);
                     sp.down = true;
                     sp.height_mm = upright_height(p.size);
+                }
+                Placement::Across(i) => {
+                    sp = SketchPiece::new(p.color, p.size, Orientation::Flat);
+                    sp.dir = 1;
+                    sp.grounded = false;
+                    sp.height_mm += upright_height(self.pieces[i].size);
+                    sketch.touching.push([i, j]);
+                    sketch.touching.push([i + 1, j]);
+                    // Each tip points straight up into the piece lying on it.
+                    sketch.pointing.push((i, vec![j]));
+                    sketch.pointing.push((i + 1, vec![j]));
                 }
                 Placement::OnTipOf(i) => {
                     let rest = Plan::tip_rest(self.pieces[i].size, p.size).unwrap_or(0.0);
@@ -225,6 +250,11 @@ impl Plan {
                 Placement::UpsideDown => {
                     format!("Balance {what} upside down on its tip on its own spot.")
                 }
+                Placement::Across(i) => format!(
+                    "Lay {what} flat across the tips of {} and {}, tip pointing away from the row.",
+                    name(i),
+                    name(i + 1)
+                ),
             };
             lines.push(line);
         }

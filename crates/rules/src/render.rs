@@ -305,7 +305,7 @@ pub fn np(f: &Filter, plural: bool) -> String {
 /// A domain that is one superlative reads best as an adjective ("all of its largest pieces");
 /// elsewhere "largest red piece" could mean the largest of the red ones, so a superlative is said
 /// as "among the largest pieces".
-fn domain_np(f: &Filter) -> String {
+pub(crate) fn domain_np(f: &Filter) -> String {
     np_with(f, true, superlative(f).is_some())
 }
 
