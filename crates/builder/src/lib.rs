@@ -5,7 +5,8 @@
 //! Layout: every piece with its own spot stands in a row along +x, spots 14 mm apart (touching
 //! pieces 0.3 mm apart), close enough to be one koan (30 mm) and far enough not to touch. Flat
 //! pieces lie across the row, so their rays leave the koan; a pointer lies in front of its
-//! target (-y side), tip 4 mm from it.
+//! target (-y side), tip 4 mm from it; a piece laid across two touching uprights rests on their
+//! tips with its face, tip toward +y.
 
 use std::f64::consts::FRAC_PI_2;
 
