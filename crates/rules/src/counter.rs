@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use koanscope_scene::{Color, Mark, Scene, Size};
 
-use crate::ast::{AttrValue, Cond, EachOf, Filter, Rule};
+use crate::ast::{AttrValue, Cond, EachOf, Filter, Key, Relation, Rule};
 use crate::eval::{EvalError, KoanSummary};
 use crate::plan::{Placement, Plan, PlanPiece};
 
@@ -168,6 +168,7 @@ pub fn find_counterexample<R: Realiser>(
         others,
         candidates: 0,
         realisations: 0,
+        directions_matter: uses_direction(&rule.cond) || uses_direction(&guess.cond),
         scored: Vec::new(),
         found: None,
         error: None,
@@ -223,6 +224,8 @@ struct Search<'a, R: Realiser> {
     others: Vec<Color>,
     candidates: usize,
     realisations: usize,
+    /// Either rule compares directions of pieces.
+    directions_matter: bool,
     /// Tight-lipped: candidates with their distance from the table (smaller is closer).
     scored: Vec<(i64, Plan)>,
     found: Option<CounterExample>,
@@ -251,9 +254,13 @@ impl<R: Realiser> Search<'_, R> {
         if !arranged {
             return out;
         }
-        out.push(Placement::Flat {
-            toward_front: false,
-        });
+        // Lying the other way only changes directions; rules that never compare them cannot
+        // tell the two apart.
+        if self.directions_matter {
+            out.push(Placement::Flat {
+                toward_front: false,
+            });
+        }
         let j = plan.len();
         let standing = |p: &PlanPiece| {
             matches!(
@@ -505,5 +512,47 @@ fn colors_in_cond(c: &Cond, out: &mut Vec<Color>) {
         Cond::AllSame { domain, .. } => colors_in_filter(domain, out),
         Cond::Plurality(AttrValue::Color(c)) => out.push(*c),
         Cond::Plurality(_) | Cond::Towers { .. } | Cond::Nests { .. } => {}
+    }
+}
+
+fn filter_uses_direction(f: &Filter) -> bool {
+    match f {
+        Filter::Rel(r, inner) => {
+            matches!(
+                r,
+                Relation::SameDirection
+                    | Relation::OppositeDirection
+                    | Relation::DifferentDirection
+            ) || filter_uses_direction(inner)
+        }
+        Filter::Not(inner) => filter_uses_direction(inner),
+        Filter::PointsThrough(a, b) => filter_uses_direction(a) || filter_uses_direction(b),
+        Filter::And(v) | Filter::Or(v) => v.iter().any(filter_uses_direction),
+        _ => false,
+    }
+}
+
+/// Does the condition compare the directions pieces point in?
+fn uses_direction(c: &Cond) -> bool {
+    match c {
+        Cond::And(v) | Cond::Or(v) => v.iter().any(uses_direction),
+        Cond::Not(c) => uses_direction(c),
+        Cond::Xor(a, b) | Cond::Iff(a, b) => uses_direction(a) || uses_direction(b),
+        Cond::Kinds { key, filter, .. } | Cond::Group { key, filter, .. } => {
+            *key == Key::Direction || filter_uses_direction(filter)
+        }
+        Cond::AllSame { key, domain } => *key == Key::Direction || filter_uses_direction(domain),
+        Cond::Count { filter, .. } | Cond::Pips { filter, .. } | Cond::Each { filter, .. } => {
+            filter_uses_direction(filter)
+        }
+        Cond::Compare { left, right, .. } => {
+            filter_uses_direction(left) || filter_uses_direction(right)
+        }
+        Cond::Majority { domain, pred }
+        | Cond::All { domain, pred }
+        | Cond::Unique { domain, pred } => {
+            filter_uses_direction(domain) || filter_uses_direction(pred)
+        }
+        Cond::Plurality(_) | Cond::Towers { .. } | Cond::Nests { .. } => false,
     }
 }
