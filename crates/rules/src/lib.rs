@@ -5,6 +5,25 @@
 //!   [`Rule`], asks which reading is meant for indefinite numbers, and refuses "mu" phrases with
 //!   the explicit readings offered.
 //! - [`render::rule`] gives the canonical plain-English form, which parses back to the same rule.
+//! - [`KoanSummary`] compiles a koan of a scene (attributes and relations derived by the geometry
+//!   engine) into bit masks once; [`KoanSummary::explain`] marks it with the reason in words, and
+//!   [`mark_scene`] marks every koan of a scene.
+//! - [`Library`] is the rule library (`data/library.toml`), [`check_guess`] lists the koans on the
+//!   table a guess contradicts, and [`find_counterexample`] searches build [`Plan`]s for a koan
+//!   the rule and a guess mark differently, built for real by a [`Realiser`] (the
+//!   `koanscope-builder` crate implements it with the geometry engine).
+//!
+//! ```
+//! use koanscope_rules::{Sketch, parse_rule, render};
+//! let rule = parse_rule("Must contain zero Large's, or zero Small's.").unwrap();
+//! assert_eq!(
+//!     render::rule(&rule),
+//!     "A koan has the Buddha-nature if and only if it contains no large pieces or no small pieces."
+//! );
+//! let koan = Sketch::parse("red large upright, blue small flat").unwrap().summary().unwrap();
+//! let (mark, reason) = koan.explain(&rule);
+//! assert_eq!((mark.word(), reason.as_str()), ("black", "contains 1 large piece; contains 1 small piece"));
+//! ```
 //!
 //! Terms mean what `docs/zendo-terms.md` says.
 

@@ -1102,7 +1102,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A count in front of a noun phrase, or None when the phrase has none (a bare plural).
-    /// `bare_ok`: a lone number is allowed (and recorded as indefinite).
+    /// `record`: remember a lone number as an open reading (its column and word).
     fn quant_prefix(&mut self, record: bool) -> R<Option<Quant>> {
         let w = self.word(0).to_string();
         let w = w.as_str();
@@ -1272,7 +1272,6 @@ impl<'a> Parser<'a> {
                 quant: Quant::AtLeast(1),
             });
         }
-        let column = self.column();
         let quant = self.quant_prefix(true)?;
         // "no two pieces of the same color".
         if quant == Some(Quant::Exactly(0))
@@ -1407,7 +1406,6 @@ impl<'a> Parser<'a> {
                 },
             ]));
         }
-        let _ = column;
         Ok(count)
     }
 
