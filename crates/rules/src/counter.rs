@@ -233,8 +233,9 @@ struct Search<'a, R: Realiser> {
     realiser: &'a R,
 }
 
-/// Ordering of free placements, so that pieces on their own spots come in one order only.
-fn free_key(p: &PlanPiece) -> Option<(u8, usize, Size)> {
+/// Ordering of free placements, so that pieces on their own spots come in one order only
+/// (colours are ordered separately, among pieces of equal key).
+fn free_key(p: &PlanPiece) -> Option<(u8, Size)> {
     let rank = match p.placement {
         Placement::Upright => 0,
         Placement::Flat { toward_front: true } => 1,
@@ -244,8 +245,11 @@ fn free_key(p: &PlanPiece) -> Option<(u8, usize, Size)> {
         Placement::UpsideDown => 3,
         _ => return None,
     };
-    let color = Color::ALL.iter().position(|c| *c == p.color).unwrap_or(0);
-    Some((rank, color, p.size))
+    Some((rank, p.size))
+}
+
+fn color_index(c: Color) -> usize {
+    Color::ALL.iter().position(|x| *x == c).unwrap_or(0)
 }
 
 impl<R: Realiser> Search<'_, R> {
@@ -335,57 +339,91 @@ impl<R: Realiser> Search<'_, R> {
         }
     }
 
+    /// Shapes first (placements and sizes); each shape's facts are predicted once, then every
+    /// colouring only repaints them.
     fn dfs(&mut self, plan: &mut Vec<PlanPiece>, n: usize, arranged: bool) -> ControlFlow<()> {
         if plan.len() == n {
-            return self.visit(plan);
+            return self.colour_shape(plan);
         }
         for placement in self.placements(plan, arranged) {
             for size in [Size::Small, Size::Medium, Size::Large] {
                 if !Self::size_fits(plan, placement, size) {
                     continue;
                 }
-                for color in self.colors(plan) {
-                    let piece = PlanPiece {
-                        color,
-                        size,
-                        placement,
-                    };
-                    if let (Some(prev), Some(key)) = (plan.last(), free_key(&piece))
-                        && let Some(prev_key) = free_key(prev)
-                        && key < prev_key
-                    {
-                        continue;
-                    }
-                    if let Some(stash) = &self.options.stash {
-                        let used = plan
-                            .iter()
-                            .filter(|p| p.color == color && p.size == size)
-                            .count() as u32;
-                        if used >= stash.left(color, size) {
-                            continue;
-                        }
-                    }
-                    plan.push(piece);
-                    let flow = self.dfs(plan, n, arranged);
-                    plan.pop();
-                    flow?;
+                let piece = PlanPiece {
+                    color: Color::Red,
+                    size,
+                    placement,
+                };
+                if let (Some(prev), Some(key)) = (plan.last(), free_key(&piece))
+                    && let Some(prev_key) = free_key(prev)
+                    && key < prev_key
+                {
+                    continue;
                 }
+                plan.push(piece);
+                let flow = self.dfs(plan, n, arranged);
+                plan.pop();
+                flow?;
             }
         }
         ControlFlow::Continue(())
     }
 
-    fn visit(&mut self, plan: &[PlanPiece]) -> ControlFlow<()> {
-        self.candidates += 1;
-        let plan = Plan {
+    fn colour_shape(&mut self, plan: &mut [PlanPiece]) -> ControlFlow<()> {
+        let shape = Plan {
             pieces: plan.to_vec(),
         };
-        let Ok(summary) = plan.predict().summary() else {
+        let Ok(mut summary) = shape.predict().summary() else {
             return ControlFlow::Continue(());
         };
+        self.colour_dfs(plan, 0, &mut summary)
+    }
+
+    fn colour_dfs(
+        &mut self,
+        plan: &mut [PlanPiece],
+        j: usize,
+        summary: &mut KoanSummary,
+    ) -> ControlFlow<()> {
+        if j == plan.len() {
+            let colours: Vec<Color> = plan.iter().map(|p| p.color).collect();
+            summary.recolor(&colours);
+            return self.visit(plan, summary);
+        }
+        for color in self.colors(&plan[..j]) {
+            // Free pieces of the same placement and size are interchangeable: colours in order.
+            if j > 0
+                && free_key(&plan[j]).is_some()
+                && free_key(&plan[j]) == free_key(&plan[j - 1])
+                && color_index(color) < color_index(plan[j - 1].color)
+            {
+                continue;
+            }
+            if let Some(stash) = &self.options.stash {
+                let size = plan[j].size;
+                let used = plan[..j]
+                    .iter()
+                    .filter(|p| p.color == color && p.size == size)
+                    .count() as u32;
+                if used >= stash.left(color, size) {
+                    continue;
+                }
+            }
+            plan[j].color = color;
+            self.colour_dfs(plan, j + 1, summary)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn visit(&mut self, plan: &[PlanPiece], summary: &KoanSummary) -> ControlFlow<()> {
+        self.candidates += 1;
         if summary.white(self.rule) == summary.white(self.guess) {
             return ControlFlow::Continue(());
         }
+        let plan = Plan {
+            pieces: plan.to_vec(),
+        };
         match self.options.style {
             Style::Helpful => {
                 if self.realisations >= self.options.max_realisations {
@@ -404,7 +442,7 @@ impl<R: Realiser> Search<'_, R> {
                 }
             }
             Style::TightLipped => {
-                let score = self.tight_score(&summary, &plan);
+                let score = self.tight_score(summary, &plan);
                 if self.scored.len() < 50_000 {
                     self.scored.push((score, plan));
                 }

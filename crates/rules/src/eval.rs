@@ -367,6 +367,19 @@ impl KoanSummary {
         f
     }
 
+    /// Repaints the pieces (in koan order) without recompiling anything else: the colour masks
+    /// and "the same color as" are all that depend on colour.
+    pub(crate) fn recolor(&mut self, colors: &[Color]) {
+        self.color = [0; 10];
+        for (i, c) in colors.iter().enumerate().take(self.ids.len()) {
+            self.color[color_index(*c)] |= 1 << i;
+        }
+        let same = rel_index(Relation::SameColor);
+        for (i, c) in colors.iter().enumerate().take(self.ids.len()) {
+            self.rel[i][same] = self.color[color_index(*c)] & !(1 << i);
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.ids.len()
     }
@@ -881,4 +894,29 @@ pub fn mark_scene(rule: &Rule, scene: &Scene) -> Result<Vec<KoanMark>, EvalError
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::library::Library;
+    use crate::sketch::Sketch;
+
+    #[test]
+    fn repainting_a_summary_equals_compiling_the_repainted_koan() {
+        let lib = Library::builtin().unwrap();
+        let shape = "red large upright, red small upright ungrounded, red medium flat, red small upright; tower 0 1; 0 fully-in 1; 2 touches 3";
+        let colours = [Color::Blue, Color::Blue, Color::Green, Color::Red];
+        let mut repainted = Sketch::parse(shape).unwrap().summary().unwrap();
+        repainted.recolor(&colours);
+        let fresh = Sketch::parse(
+            "blue large upright, blue small upright ungrounded, green medium flat, red small upright; tower 0 1; 0 fully-in 1; 2 touches 3",
+        )
+        .unwrap()
+        .summary()
+        .unwrap();
+        for r in &lib.rules {
+            assert_eq!(repainted.white(&r.rule), fresh.white(&r.rule), "{}", r.name);
+        }
+    }
 }
