@@ -340,3 +340,27 @@ fn tight_lipped_counterexample_builds_close_to_the_table() {
     assert_ne!(helpful, tight);
     assert!(tight.contains("Under the secret rule"), "{tight}");
 }
+
+#[test]
+fn a_wider_bound_finds_what_the_default_does_not() {
+    let args = [
+        "rules",
+        "counterexample",
+        "it contains exactly two ungrounded pieces",
+        "it contains at least one tower of at least three pieces",
+    ];
+    koanscope()
+        .args(args)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "No counter-example found: no koan of up to 3 pieces",
+        ));
+    koanscope()
+        .args(args)
+        .args(["--max-arranged", "4"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Counter-example (4 pieces)"))
+        .stdout(predicate::str::contains("on the tip of"));
+}

@@ -59,6 +59,12 @@ pub enum RulesCommand {
         /// Print the counter-example as a scene document instead of in words.
         #[arg(long)]
         json: bool,
+        /// Search every arrangement up to this many pieces.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=5))]
+        max_arranged: u8,
+        /// Search pieces standing or lying on their own spots up to this many pieces.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=7))]
+        max_pieces: u8,
         /// Reading of the rule, when it is indefinite.
         #[arg(long)]
         reading: Option<usize>,
@@ -106,6 +112,8 @@ pub fn run(cmd: RulesCommand) -> anyhow::Result<()> {
             style,
             stash,
             json,
+            max_arranged,
+            max_pieces,
             reading,
             guess_reading,
         } => counterexample(
@@ -116,6 +124,8 @@ pub fn run(cmd: RulesCommand) -> anyhow::Result<()> {
                 style,
                 stash: stash.as_deref(),
                 json,
+                max_arranged: usize::from(max_arranged),
+                max_pieces: usize::from(max_pieces),
             },
             reading,
             guess_reading,
@@ -255,6 +265,8 @@ struct CounterArgs<'a> {
     style: StyleArg,
     stash: Option<&'a str>,
     json: bool,
+    max_arranged: usize,
+    max_pieces: usize,
 }
 
 fn counterexample(
@@ -269,6 +281,8 @@ fn counterexample(
             StyleArg::Helpful => Style::Helpful,
             StyleArg::TightLipped => Style::TightLipped,
         },
+        max_arranged: args.max_arranged,
+        max_pieces: args.max_pieces,
         ..SearchOptions::default()
     };
     if let Some(text) = args.stash {
