@@ -23,6 +23,8 @@ enum Command {
     Demo(commands::demo::Args),
     /// Derive every attribute, relation and koan from a poses (or scene) document.
     Attributes(commands::attributes::Args),
+    /// Measure the speed targets against a baseline timed in the same run.
+    Bench(commands::bench::Args),
     /// Feed a dataset's true poses to the geometry engine and report agreement per attribute.
     GeometryCheck(commands::geometry_check::Args),
     /// Zendo rules: check, mark koans, find contradicted guesses, list the library.
@@ -30,6 +32,13 @@ enum Command {
         #[command(subcommand)]
         command: commands::rules::RulesCommand,
     },
+    /// Calibrate the camera and the table, or write the printable target.
+    #[command(subcommand)]
+    Calibrate(commands::calibrate::Calibrate),
+    /// Find every piece in a calibrated frame and write the scene document (and an overlay).
+    Analyze(commands::analyze::Args),
+    /// Calibrate from a dataset, analyse every scene and compare with its truth.
+    Eval(commands::eval::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -38,7 +47,11 @@ fn main() -> std::process::ExitCode {
         Command::Demo(args) => commands::demo::run(args),
         Command::Attributes(args) => commands::attributes::run(args),
         Command::GeometryCheck(args) => commands::geometry_check::run(args),
+        Command::Bench(args) => commands::bench::run(args),
         Command::Rules { command } => commands::rules::run(command),
+        Command::Calibrate(command) => commands::calibrate::run(command),
+        Command::Analyze(args) => commands::analyze::run(args),
+        Command::Eval(args) => commands::eval::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -140,3 +140,20 @@ fn a_master_grouping_is_kept_when_asked() {
     assert_eq!(kept["koans"].as_array().unwrap().len(), 1);
     assert_eq!(kept["koans"][0]["id"], 7);
 }
+
+#[test]
+fn bench_reports_each_target_beside_its_baseline() {
+    koanscope()
+        .args(["bench", "--runs", "3"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "baseline  read the poses document of 100 pieces",
+        ))
+        .stdout(
+            predicate::str::is_match(
+                r"derive 20 koans / 100 pieces +[0-9.]+ ms += [0-9.]+ x baseline",
+            )
+            .unwrap(),
+        );
+}

@@ -35,7 +35,9 @@ impl Default for Engine {
 /// GJK reports overlapping solids as a few femtometres apart, not as zero.
 const OVERLAP_EPS_MM: f64 = 1e-6;
 
-/// Surface distances between pieces closer than the koan gap, by index pair (i < j).
+/// Surface distances between pieces closer than the koan gap (plus its call window), by index pair
+/// (i < j). Exact wherever a decision or a call depends on it; elsewhere an upper bound that
+/// decides the same way.
 type NearPairs = HashMap<(usize, usize), f64>;
 
 impl Engine {
@@ -147,21 +149,37 @@ impl Engine {
 
     /// Outer-surface distance of every pair closer than the koan gap (boxes prune the rest).
     fn near_pairs(&self, placed: &[Placed]) -> NearPairs {
-        let reach = self.thresholds.koan_gap_mm + self.windows.koan_gap_mm;
+        let (t, w) = (&self.thresholds, &self.windows);
+        let reach = t.koan_gap_mm + w.koan_gap_mm;
         let mut near = HashMap::new();
         for i in 0..placed.len() {
             for j in i + 1..placed.len() {
                 let (a, b) = (&placed[i], &placed[j]);
-                if aabb_distance(&a.aabb_table, &b.aabb_table) >= reach {
+                // The boxes' gap bounds the distance from below, the closest corners from above.
+                let lower = aabb_distance(&a.aabb_table, &b.aabb_table);
+                if lower >= reach {
                     continue;
                 }
-                let d = query::distance(
-                    &a.table_from_piece,
-                    &*a.shape.outer,
-                    &b.table_from_piece,
-                    &*b.shape.outer,
-                )
-                .expect("convex-convex distance is supported");
+                let upper = a
+                    .vertices_table
+                    .iter()
+                    .flat_map(|u| b.vertices_table.iter().map(move |v| (u - v).norm()))
+                    .fold(f64::INFINITY, f64::min);
+                // GJK only where the bounds leave a decision open: touching, or the koan gap.
+                let may_touch = lower <= t.touching_mm + w.touching_mm;
+                let may_straddle_gap = upper >= t.koan_gap_mm - w.koan_gap_mm;
+                let d = if may_touch || may_straddle_gap {
+                    query::distance(
+                        &a.table_from_piece,
+                        &*a.shape.outer,
+                        &b.table_from_piece,
+                        &*b.shape.outer,
+                    )
+                    .expect("convex-convex distance is supported")
+                } else {
+                    // Clearly linked and clearly apart: the bound decides both alike.
+                    upper
+                };
                 if d < reach {
                     near.insert((i, j), d);
                 }
@@ -316,7 +334,7 @@ impl Engine {
                     continue;
                 }
                 let to = &placed[j];
-                let meeting = ray.meet(to);
+                let meeting = ray.meet(to, w.pointing_mm);
                 if meeting.hits {
                     hits.push((meeting.distance, meeting.exit, to.id, meeting.margin));
                 } else if -meeting.margin < w.pointing_mm {
@@ -426,17 +444,9 @@ impl Engine {
     /// How `inner` sits in `outer`'s cavity, if its plastic overlaps the cavity at all. (Its shell,
     /// not its hull: the hull of a piece sitting on a tip also covers the top of the lower cavity.)
     fn insertion(&self, inner: &Placed, outer: &Placed) -> Option<InsertedDetail> {
-        let penetration = query::contact(
-            &outer.table_from_piece,
-            &*outer.shape.cavity,
-            &inner.table_from_piece,
-            &*inner.shape.shell,
-            0.0,
-        )
-        .expect("convex-composite contact is supported")
-        .map_or(0.0, |c| -c.dist);
-        // EPA gives up on nested pyramids, whose faces are nearly parallel; the deepest vertex
-        // of the inner piece inside the cavity is a lower bound of the true overlap.
+        // The deepest corner of the inner piece inside the cavity bounds the overlap from below;
+        // EPA (the exact depth) is asked only when that bound leaves the call open. It also gives
+        // up on nested pyramids, whose faces are nearly parallel.
         let deepest_vertex = inner
             .shell_vertices_table()
             .map(|v| {
@@ -444,6 +454,20 @@ impl Engine {
                 PyramidShape::depth_in(&outer.shape.cavity_planes, &v_outer)
             })
             .fold(f64::NEG_INFINITY, f64::max);
+        let settled = self.thresholds.inserted_overlap_mm + self.windows.inserted_mm;
+        let penetration = if deepest_vertex > settled {
+            deepest_vertex
+        } else {
+            query::contact(
+                &outer.table_from_piece,
+                &*outer.shape.cavity,
+                &inner.table_from_piece,
+                &*inner.shape.shell,
+                0.0,
+            )
+            .expect("convex-composite contact is supported")
+            .map_or(0.0, |c| -c.dist)
+        };
         let overlap = penetration.max(deepest_vertex);
         if overlap <= 0.0 {
             return None;

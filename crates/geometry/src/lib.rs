@@ -20,6 +20,7 @@
 //! ```
 
 mod engine;
+pub mod fixtures;
 mod model;
 mod params;
 mod place;

@@ -77,7 +77,9 @@ impl BentRay {
     }
 
     /// Does the ray meet `target`'s solid outer pyramid, how far along, and by what margin?
-    pub fn meet(&self, target: &Placed) -> RayMeeting {
+    /// A miss is measured exactly only when it may be closer than `near_miss`; farther ones
+    /// report a bound (their true margin is no larger).
+    pub fn meet(&self, target: &Placed, near_miss: f64) -> RayMeeting {
         let pose = &target.table_from_piece;
         let planes = &target.shape.outer_planes;
         let mut travelled = 0.0;
@@ -107,6 +109,13 @@ impl BentRay {
                 exit,
                 margin: deepest.max(0.0),
                 hits: true,
+            },
+            // The deepest plane depth bounds the miss from below: far misses skip the GJK query.
+            None if -deepest >= near_miss => RayMeeting {
+                distance: f64::INFINITY,
+                exit,
+                margin: deepest,
+                hits: false,
             },
             None => {
                 let miss = self
