@@ -274,6 +274,34 @@ impl KoanSummary {
                 }
             }
         }
+        // The document's direction pairs (the geometry engine's, or the Master's corrections)
+        // replace the ones computed from the axes above, when it lists any.
+        if !koan.same_direction.is_empty() || !koan.opposite_direction.is_empty() {
+            let (same, opposite, different) = (
+                rel_index(Relation::SameDirection),
+                rel_index(Relation::OppositeDirection),
+                rel_index(Relation::DifferentDirection),
+            );
+            for r in s.rel.iter_mut() {
+                r[same] = 0;
+                r[opposite] = 0;
+            }
+            for [a, b] in &koan.same_direction {
+                if let (Some(i), Some(j)) = (index(*a), index(*b)) {
+                    set(&mut s, i, Relation::SameDirection, j);
+                    set(&mut s, j, Relation::SameDirection, i);
+                }
+            }
+            for [a, b] in &koan.opposite_direction {
+                if let (Some(i), Some(j)) = (index(*a), index(*b)) {
+                    set(&mut s, i, Relation::OppositeDirection, j);
+                    set(&mut s, j, Relation::OppositeDirection, i);
+                }
+            }
+            for i in 0..n {
+                s.rel[i][different] = all & !(1 << i) & !s.rel[i][same];
+            }
+        }
         for [a, b] in &koan.touching {
             if let (Some(i), Some(j)) = (index(*a), index(*b)) {
                 set(&mut s, i, Relation::Touching, j);
