@@ -1,5 +1,6 @@
 //! `koanscope rules ...`: the rule engine at the command line.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -11,6 +12,18 @@ use koanscope_rules::{
     Style, find_counterexample, render,
 };
 use koanscope_scene::{Mark, Scene};
+
+/// Prints a line; a closed pipe (`... | head`) ends the output quietly instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                return Ok(());
+            }
+            return Err(anyhow::Error::new(e).context("writing the output"));
+        }
+    };
+}
 
 #[derive(Subcommand)]
 pub enum RulesCommand {
@@ -87,7 +100,7 @@ pub fn run(cmd: RulesCommand) -> anyhow::Result<()> {
     match cmd {
         RulesCommand::Check { rule, reading } => {
             let rule = read_rule(&rule, reading, "rule")?;
-            println!("{}", render::rule(&rule));
+            say!("{}", render::rule(&rule));
             Ok(())
         }
         RulesCommand::Eval {
@@ -199,10 +212,10 @@ fn eval(text: &str, path: &Path, json: bool, reading: Option<usize>) -> anyhow::
                 k.mark = Some(m.mark);
             }
         }
-        println!("{}", scene.to_json_string(true));
+        say!("{}", scene.to_json_string(true));
     } else {
         for m in &marks {
-            println!("koan {}: {}: {}", m.koan, mark_word(m.mark), m.reason);
+            say!("koan {}: {}: {}", m.koan, mark_word(m.mark), m.reason);
         }
     }
     Ok(())
@@ -214,7 +227,7 @@ fn contradictions(text: &str, path: &Path, reading: Option<usize>) -> anyhow::Re
     let check = koanscope_rules::check_guess(&guess, &scene)
         .with_context(|| format!("checking the guess against {}", path.display()))?;
     for c in &check.contradictions {
-        println!(
+        say!(
             "koan {} is marked {} but the guess marks it {}: {}",
             c.koan,
             mark_word(c.marked),
@@ -224,16 +237,16 @@ fn contradictions(text: &str, path: &Path, reading: Option<usize>) -> anyhow::Re
     }
     let marked = check.agreeing + check.contradictions.len();
     if check.contradictions.is_empty() {
-        println!("no koan on the table contradicts the guess ({marked} marked koans checked)");
+        say!("no koan on the table contradicts the guess ({marked} marked koans checked)");
     } else {
-        println!(
+        say!(
             "{} of {marked} marked koans contradict the guess",
             check.contradictions.len()
         );
     }
     if !check.unmarked.is_empty() {
         let ids: Vec<String> = check.unmarked.iter().map(|k| k.to_string()).collect();
-        println!("not marked yet (not checked): koan {}", ids.join(", "));
+        say!("not marked yet (not checked): koan {}", ids.join(", "));
     }
     Ok(())
 }
@@ -244,9 +257,9 @@ fn list(difficulty: Option<Difficulty>, canonical: bool) -> anyhow::Result<()> {
         if difficulty.is_some_and(|d| d != r.difficulty) {
             continue;
         }
-        println!("{:<36} {:<6} {}", r.name, r.difficulty.word(), r.text);
+        say!("{:<36} {:<6} {}", r.name, r.difficulty.word(), r.text);
         if canonical {
-            println!("{:<43} = {}", "", render::rule(&r.rule));
+            say!("{:<43} = {}", "", render::rule(&r.rule));
         }
     }
     Ok(())
@@ -305,30 +318,30 @@ fn counterexample(
     match result {
         SearchResult::Found(found) => {
             if args.json {
-                println!("{}", found.scene.to_json_string(true));
+                say!("{}", found.scene.to_json_string(true));
                 return Ok(());
             }
             let n = found.plan.pieces.len();
-            println!(
+            say!(
                 "Counter-example ({n} piece{}):",
                 if n == 1 { "" } else { "s" }
             );
             for line in found.plan.describe().lines() {
-                println!("  {line}");
+                say!("  {line}");
             }
-            println!(
+            say!(
                 "Under the secret rule this koan is {} ({}).",
                 found.rule_mark.word(),
                 found.rule_reason
             );
-            println!(
+            say!(
                 "Under the guess it is {} ({}).",
                 found.guess_mark.word(),
                 found.guess_reason
             );
         }
         SearchResult::NotFound { bound, candidates } => {
-            println!("No counter-example found: {bound}; {candidates} candidate koans checked.");
+            say!("No counter-example found: {bound}; {candidates} candidate koans checked.");
         }
     }
     Ok(())
