@@ -1,7 +1,9 @@
 //! `koanscope analyze`: one calibrated frame to the scene document, and an overlay picture.
 
+use std::io::Write;
 use std::path::PathBuf;
 
+use super::calibrate::say;
 use anyhow::Context;
 use koanscope_geometry::Engine;
 use koanscope_vision::{
@@ -48,23 +50,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for warning in &analysis.warnings {
         eprintln!("warning: {warning}");
     }
+    // Files first: a closed pipe on stdout must not lose them.
+    if let Some(path) = &args.overlay {
+        write_overlay(&image, &camera, &analysis, path)?;
+        eprintln!("overlay -> {}", path.display());
+    }
     let json = analysis.scene.to_json_string(args.pretty);
     match &args.json {
         Some(path) => {
             std::fs::write(path, json + "\n")
                 .with_context(|| format!("writing {}", path.display()))?;
-            println!(
+            say!(
                 "{} pieces in {} koans -> {}",
                 analysis.scene.pieces.len(),
                 analysis.scene.koans.len(),
                 path.display()
             );
         }
-        None => println!("{json}"),
-    }
-    if let Some(path) = &args.overlay {
-        write_overlay(&image, &camera, &analysis, path)?;
-        eprintln!("overlay -> {}", path.display());
+        None => say!("{json}"),
     }
     Ok(())
 }

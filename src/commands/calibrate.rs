@@ -1,6 +1,7 @@
 //! `koanscope calibrate`: camera intrinsics from chessboard views, the table frame from the board
 //! lying flat, and the printable target.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -11,6 +12,20 @@ use koanscope_vision::{
     calibrate_intrinsics, calibrate_table, find_board, image::read_bgr, relearn_colors,
     rvec_tvec_from_isometry,
 };
+
+/// Prints a line; a closed pipe (`... | head`) ends the output quietly instead of panicking.
+/// Files are always written before anything is printed, so nothing is lost that way.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                return Ok(());
+            }
+            return Err(anyhow::Error::new(e).context("writing the output"));
+        }
+    };
+}
+pub(crate) use say;
 
 #[derive(Subcommand)]
 pub enum Calibrate {
@@ -131,7 +146,7 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
                     .with_context(|| format!("creating {}", parent.display()))?;
             }
             std::fs::write(&out, svg).with_context(|| format!("writing {}", out.display()))?;
-            println!(
+            say!(
                 "wrote {} (print at 100% scale, then check the 100 mm bar)",
                 out.display()
             );
@@ -182,15 +197,22 @@ fn intrinsics(
     };
     let report = calibrate_intrinsics(&views, board, model, &IntrinsicsQuality::default())
         .context("calibrating the camera")?;
+    // Written before the report is printed, so a closed pipe cannot lose it.
+    let calibration = Calibration {
+        intrinsics: report.intrinsics.clone(),
+        camera_from_table: None,
+        rms_px: Some(report.rms_px),
+    };
+    calibration.save(out)?;
     let k = &report.intrinsics.camera_matrix;
-    println!("views used: {} of {}", views.len(), images.len());
-    println!("lens model: {} ({why})", model.describe());
+    say!("views used: {} of {}", views.len(), images.len());
+    say!("lens model: {} ({why})", model.describe());
     if model != LensModel::Full {
-        println!(
+        say!(
             "  with few views the other terms are fixed; with 20+ varied views `--model full` also estimates them"
         );
     }
-    println!(
+    say!(
         "RMS reprojection error: {:.3} px (per view: {})",
         report.rms_px,
         report
@@ -200,7 +222,7 @@ fn intrinsics(
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!(
+    say!(
         "fx = {:.2} ± {:.2}  fy = {:.2}  cx = {:.2}  cy = {:.2} px",
         k[(0, 0)],
         report.focal_std_px,
@@ -208,7 +230,7 @@ fn intrinsics(
         k[(0, 2)],
         k[(1, 2)]
     );
-    println!(
+    say!(
         "distortion (k1 k2 p1 p2 k3): {}",
         report
             .intrinsics
@@ -222,14 +244,8 @@ fn intrinsics(
         .tilt_deg
         .iter()
         .fold((f64::MAX, 0.0_f64), |(lo, hi), t| (lo.min(*t), hi.max(*t)));
-    println!("board tilt across views: {min_tilt:.0}° to {max_tilt:.0}°");
-    let calibration = Calibration {
-        intrinsics: report.intrinsics,
-        camera_from_table: None,
-        rms_px: Some(report.rms_px),
-    };
-    calibration.save(out)?;
-    println!("wrote {}", out.display());
+    say!("board tilt across views: {min_tilt:.0}° to {max_tilt:.0}°");
+    say!("wrote {}", out.display());
     Ok(())
 }
 
@@ -243,14 +259,22 @@ fn table(
     let image = read_bgr(image_path)?;
     let report = calibrate_table(&image, image_path, &calibration.intrinsics, board)
         .context("calibrating the table")?;
+    calibration.camera_from_table = Some(report.camera_from_table);
+    calibration.save(out)?;
     let (rvec, tvec) = rvec_tvec_from_isometry(&report.camera_from_table);
-    println!(
+    say!(
         "board found: RMS reprojection error {:.3} px; camera {:.0} mm above the table",
-        report.rms_px, report.camera_height_mm
+        report.rms_px,
+        report.camera_height_mm
     );
-    println!(
+    say!(
         "table_rvec = [{:.5}, {:.5}, {:.5}]  table_tvec = [{:.2}, {:.2}, {:.2}] mm",
-        rvec[0], rvec[1], rvec[2], tvec[0], tvec[1], tvec[2]
+        rvec[0],
+        rvec[1],
+        rvec[2],
+        tvec[0],
+        tvec[1],
+        tvec[2]
     );
     if report.rms_px > 1.0 {
         eprintln!(
@@ -258,9 +282,7 @@ fn table(
             report.rms_px
         );
     }
-    calibration.camera_from_table = Some(report.camera_from_table);
-    calibration.save(out)?;
-    println!("wrote {}", out.display());
+    say!("wrote {}", out.display());
     Ok(())
 }
 
@@ -280,28 +302,7 @@ fn relearn(
     koanscope_vision::check_resolution(&image, image_path, &calibration.intrinsics)?;
     let (learnt, updates) = relearn_colors(&image, &camera, &model, 0.9)
         .with_context(|| format!("learning colours from {}", image_path.display()))?;
-    let mut learnt_any = false;
-    for update in &updates {
-        match update.new_hue_deg {
-            Some(hue) => {
-                learnt_any = true;
-                println!(
-                    "{:<7} hue {:6.1}° -> {:6.1}° ({} pixels)",
-                    update.color.word(),
-                    update.old_hue_deg,
-                    hue,
-                    update.pixels
-                );
-            }
-            None => println!(
-                "{:<7} hue {:6.1}° kept: too few confident pixels ({}); put a piece of this colour in view",
-                update.color.word(),
-                update.old_hue_deg,
-                update.pixels
-            ),
-        }
-    }
-    if !learnt_any {
+    if updates.iter().all(|u| u.new_hue_deg.is_none()) {
         bail!(
             "no piece was found confidently enough to learn from: check the calibration and the light, and put pieces of each colour apart in view"
         );
@@ -313,7 +314,24 @@ fn relearn(
     let origin = format!("learnt from {}", image_path.display());
     std::fs::write(out, learnt.to_toml(&origin))
         .with_context(|| format!("writing {}", out.display()))?;
-    println!(
+    for update in &updates {
+        match update.new_hue_deg {
+            Some(hue) => say!(
+                "{:<7} hue {:6.1}° -> {:6.1}° ({} pixels)",
+                update.color.word(),
+                update.old_hue_deg,
+                hue,
+                update.pixels
+            ),
+            None => say!(
+                "{:<7} hue {:6.1}° kept: too few confident pixels ({}); put a piece of this colour in view",
+                update.color.word(),
+                update.old_hue_deg,
+                update.pixels
+            ),
+        }
+    }
+    say!(
         "wrote {} (use it with `koanscope analyze --colors {}`)",
         out.display(),
         out.display()

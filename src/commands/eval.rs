@@ -1,9 +1,11 @@
 //! `koanscope eval`: calibrate from a dataset's own images, analyse every scene and compare
 //! with its truth.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::calibrate::say;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use koanscope_geometry::Engine;
@@ -101,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )
     .context("calibrating the camera from the dataset's intrinsics/ images")?;
     let k = &report.intrinsics.camera_matrix;
-    println!(
+    say!(
         "intrinsics from {} views: RMS {:.3} px, fx {:.2} fy {:.2} cx {:.2} cy {:.2}",
         views.len(),
         report.rms_px,
@@ -176,7 +178,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     progress.finish_and_clear();
     rows.push(figures("all", total, &all));
-    println!(
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&rows).context("encoding the figures")?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    say!(
         "{:<6} {:>6} {:>8} {:>9} {:>7} {:>6} {:>11} {:>8} {:>10} {:>8}",
         "setup",
         "scenes",
@@ -191,7 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     for r in &rows {
         let mm = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1} mm"));
-        println!(
+        say!(
             "{:<6} {:>6} {:>7.1}% {:>8.1}% {:>6.1}% {:>5.1}% {:>10.1}% {:>7.1}% {:>10} {:>8}",
             r.setup,
             r.scenes,
@@ -207,11 +213,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     seconds.sort_by(f64::total_cmp);
     if let Some(median) = seconds.get(seconds.len() / 2) {
-        println!("analysis time per frame: median {:.0} ms", median * 1000.0);
-    }
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&rows).context("encoding the figures")?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+        say!("analysis time per frame: median {:.0} ms", median * 1000.0);
     }
     Ok(())
 }
