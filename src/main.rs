@@ -32,6 +32,20 @@ enum Command {
         #[command(subcommand)]
         command: commands::rules::RulesCommand,
     },
+    /// A game of Zendo: set it up, play moves from a script.
+    Game {
+        #[command(subcommand)]
+        command: commands::game::GameCommand,
+    },
+    /// The games in the session store.
+    Sessions {
+        #[command(subcommand)]
+        command: commands::sessions::SessionsCommand,
+    },
+    /// A game's history, step by step.
+    Replay(commands::replay::Args),
+    /// A game on one HTML page: koans, marks and reasons, Mondo answers, guesses, the rule.
+    Report(commands::report::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -42,6 +56,10 @@ fn main() -> std::process::ExitCode {
         Command::GeometryCheck(args) => commands::geometry_check::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Rules { command } => commands::rules::run(command),
+        Command::Game { command } => commands::game::run(command),
+        Command::Sessions { command } => commands::sessions::run(command),
+        Command::Replay(args) => commands::replay::run(args),
+        Command::Report(args) => commands::report::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -3,5 +3,9 @@
 pub mod attributes;
 pub mod bench;
 pub mod demo;
+pub mod game;
 pub mod geometry_check;
+pub mod replay;
+pub mod report;
 pub mod rules;
+pub mod sessions;

@@ -4,8 +4,10 @@
 //! The counter-example search lives in the rule engine and needs real poses (the geometry
 //! engine), which this crate does not link: it comes in through [`CounterExamples`].
 
-use koanscope_rules::Rule;
+use koanscope_rules::{Difficulty, Library, LibraryRule, Rule};
 use koanscope_scene::Scene;
+use rand::SeedableRng;
+use rand::seq::IndexedRandom;
 
 use crate::error::GameError;
 use crate::event::Event;
@@ -61,4 +63,22 @@ pub fn master_move(game: &Game, finder: &dyn CounterExamples) -> Result<Option<E
         }));
     }
     Ok(None)
+}
+
+/// Draws a rule of the given difficulty from the library (seeded for reproducible games).
+pub fn draw_rule(
+    library: &Library,
+    difficulty: Difficulty,
+    seed: Option<u64>,
+) -> Option<&LibraryRule> {
+    let pool: Vec<&LibraryRule> = library
+        .rules
+        .iter()
+        .filter(|r| r.difficulty == difficulty)
+        .collect();
+    let picked = match seed {
+        Some(seed) => pool.choose(&mut rand::rngs::StdRng::seed_from_u64(seed)),
+        None => pool.choose(&mut rand::rng()),
+    };
+    picked.copied()
 }

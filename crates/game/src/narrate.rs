@@ -140,14 +140,15 @@ pub fn note_lines(outcome: &Outcome, v: Vocabulary, master_view: bool) -> Vec<St
         .iter()
         .filter_map(|n| match n {
             Note::RuleSays { koan, mark, reason } if master_view => Some(format!(
-                "(Master only) the rule marks {} {koan} {}: {reason}",
+                "({} only) the rule marks {} {koan} {}: {reason}",
+                w.master,
                 w.koan,
                 v.mark(*mark)
             )),
             Note::RuleSays { .. } => None,
             Note::JudgmentCall { koan } if master_view => Some(format!(
-                "(Master only) {} {koan}: marked as the Master's judgment call",
-                w.koan
+                "({} only) {} {koan}: marked as a judgment call",
+                w.master, w.koan
             )),
             Note::JudgmentCall { .. } => None,
             Note::Contradiction {

@@ -1,0 +1,102 @@
+//! koanscope's own search for koans a rule marks a given way, and for counter-examples: small
+//! real koans (poses, then the geometry engine), smallest first, so the Master's koan is the
+//! plainest that does the job (the booklet's "helpful" style).
+//!
+//! The rule engine is gaining a counter-example search of its own (build plans on branch
+//! `rules`); this one stands in behind the game's `CounterExamples` trait until it lands.
+
+use std::cell::OnceCell;
+use std::path::Path;
+
+use koanscope_game::master::CounterExamples;
+use koanscope_rules::{Rule, mark_scene};
+use koanscope_scene::{Mark, Scene};
+
+use super::koan_text::koan_from_text;
+
+const COLORS: [&str; 4] = ["red", "yellow", "green", "blue"];
+const SIZES: [&str; 3] = ["small", "medium", "large"];
+const POSES: [&str; 4] = ["upright", "flat", "down", "tipped"];
+
+/// Candidate koans, built once per run.
+#[derive(Default)]
+pub struct Finder {
+    candidates: OnceCell<Vec<Scene>>,
+}
+
+fn descriptions() -> Vec<String> {
+    let mut singles = Vec::new();
+    for pose in POSES {
+        for size in SIZES {
+            for color in COLORS {
+                singles.push(format!("{color} {size} {pose}"));
+            }
+        }
+    }
+    let mut out = singles.clone();
+    // Pairs side by side, each unordered pair once.
+    for (i, a) in singles.iter().enumerate() {
+        for b in &singles[i..] {
+            out.push(format!("{a}, {b}"));
+        }
+    }
+    // Towers, nests and pointing.
+    for (ls, us) in [("medium", "small"), ("large", "small"), ("large", "medium")] {
+        for lc in COLORS {
+            for uc in COLORS {
+                out.push(format!("{lc} {ls} upright, {uc} {us} upright on=1"));
+                out.push(format!("{lc} {ls} upright, {uc} {us} upright in=0"));
+                out.push(format!("{uc} {us} flat toward=1, {lc} {ls} upright"));
+            }
+        }
+    }
+    // Threes of upright and flat pieces, for counting rules.
+    let plain: Vec<&String> = singles
+        .iter()
+        .filter(|s| s.ends_with("upright") || s.ends_with("flat"))
+        .collect();
+    for i in 0..plain.len() {
+        for j in i..plain.len() {
+            for k in j..plain.len() {
+                out.push(format!("{}, {}, {}", plain[i], plain[j], plain[k]));
+            }
+        }
+    }
+    out
+}
+
+impl Finder {
+    fn candidates(&self) -> &[Scene] {
+        self.candidates.get_or_init(|| {
+            descriptions()
+                .iter()
+                .filter_map(|d| koan_from_text(d, Path::new(".")).ok())
+                .collect()
+        })
+    }
+
+    fn mark(rule: &Rule, scene: &Scene) -> Option<Mark> {
+        mark_scene(rule, scene).ok()?.first().map(|m| m.mark)
+    }
+
+    /// The smallest candidate the rule marks `mark` (the Master's initial koans).
+    pub fn koan_marked(&self, rule: &Rule, mark: Mark) -> Option<Scene> {
+        self.candidates()
+            .iter()
+            .find(|s| Finder::mark(rule, s) == Some(mark))
+            .cloned()
+    }
+}
+
+impl CounterExamples for Finder {
+    fn find(&self, secret: &Rule, guess: &Rule, _table: &Scene) -> Result<Option<Scene>, String> {
+        Ok(self
+            .candidates()
+            .iter()
+            .find(|s| {
+                let (a, b) = (Finder::mark(secret, s), Finder::mark(guess, s));
+                a.is_some() && b.is_some() && a != b
+            })
+            .cloned())
+    }
+}
