@@ -134,11 +134,12 @@ impl Store {
     }
 
     fn init(conn: Connection) -> Result<Store, StoreError> {
+        // First: another process (a viewer, a crashed game's successor) may hold the lock.
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
         // WAL lets a viewer read while the table writes; FULL syncs each commit to disk.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
         let mut store = Store { conn };
         store.migrate(MIGRATIONS.len() as u32)?;
         Ok(store)
@@ -151,22 +152,25 @@ impl Store {
             .pragma_query_value(None, "user_version", |r| r.get::<_, u32>(0))?)
     }
 
-    /// Runs the migrations up to `target`, each in its own transaction.
+    /// Runs the migrations up to `target`, each in its own transaction. The version is read
+    /// inside the transaction, so two processes opening a new file do not both migrate it.
     fn migrate(&mut self, target: u32) -> Result<(), StoreError> {
-        let found = self.schema_version()?;
         let known = MIGRATIONS.len() as u32;
-        if found > known {
-            return Err(StoreError::NewerSchema { found, known });
-        }
-        for v in found..target.min(known) {
+        loop {
             let tx = self
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?;
-            tx.execute_batch(MIGRATIONS[v as usize])?;
-            tx.pragma_update(None, "user_version", v + 1)?;
+            let found: u32 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            if found > known {
+                return Err(StoreError::NewerSchema { found, known });
+            }
+            if found >= target.min(known) {
+                return Ok(());
+            }
+            tx.execute_batch(MIGRATIONS[found as usize])?;
+            tx.pragma_update(None, "user_version", found + 1)?;
             tx.commit()?;
         }
-        Ok(())
     }
 
     /// Starts a session: the session, the Master's secret and the `Created` event, in one
