@@ -555,3 +555,129 @@ fn a_game_killed_mid_play_resumes_with_nothing_lost() {
     );
     assert!(out.contains("Bob has won!"), "{out}");
 }
+
+#[test]
+fn game_new_commits_the_rule_and_refuses_a_bad_set_up() {
+    let d = Dir::new();
+    let out = stdout(
+        &d.run(&[
+            "game",
+            "new",
+            "--master",
+            "Ann",
+            "--students",
+            "Bob,Cat",
+            "--name",
+            "friday",
+            "--rule",
+            "A koan has the Buddha-nature if it contains at least one red piece.",
+        ])
+        .success(),
+    );
+    assert!(out.contains("Session 1 (friday)"), "{out}");
+    assert!(out.contains("committed as "), "{out}");
+    assert!(
+        !out.contains("red piece"),
+        "the typed rule stays secret: {out}"
+    );
+    // A human Master who draws from the library is shown the rule; nobody else.
+    let drawn = stdout(
+        &d.run(&[
+            "game",
+            "new",
+            "--master",
+            "Ann",
+            "--students",
+            "Bob,Cat",
+            "--library",
+            "easy",
+            "--seed",
+            "3",
+        ])
+        .success(),
+    );
+    assert!(
+        drawn.contains("Secret rule (the Master's eyes only): "),
+        "{drawn}"
+    );
+    let auto = stdout(
+        &d.run(&[
+            "game",
+            "new",
+            "--master",
+            "koanscope",
+            "--students",
+            "Bob,Cat",
+            "--library",
+            "easy",
+            "--seed",
+            "3",
+        ])
+        .success(),
+    );
+    assert!(!auto.contains("eyes only"), "koanscope keeps its rule to itself: {auto}");
+    assert!(auto.contains("builds initial koan 2"), "{auto}");
+    d.run(&[
+        "game",
+        "new",
+        "--master",
+        "Ann",
+        "--students",
+        "Bob",
+        "--rule",
+        "A koan has the Buddha-nature if it contains at least one red piece.",
+    ])
+    .failure()
+    .stderr(predicate::str::contains(
+        "a standard game needs at least two students",
+    ));
+    d.run(&[
+        "game",
+        "new",
+        "--master",
+        "Ann",
+        "--students",
+        "Bob,Cat",
+        "--rule",
+        "A koan has the Buddha-nature if it glows.",
+    ])
+    .failure()
+    .stderr(predicate::str::contains("reading the secret rule"));
+    let list = stdout(&d.run(&["sessions", "list"]).success());
+    assert_eq!(
+        list.lines().count(),
+        4,
+        "three sessions and a header: {list}"
+    );
+}
+
+#[test]
+fn a_koan_can_come_from_a_scene_document() {
+    let d = Dir::new();
+    std::fs::copy("crates/game/benches/koan5.json", d.path.join("koan5.json")).expect("copy");
+    let out = stdout(
+        &d.play(
+            "doc.zendo",
+            r#"
+new master=Ann students=Bob,Cat salt=01 rule="A koan has the Buddha-nature if it contains at least one red piece."
+initial white: @ koan5.json
+initial black: blue small upright
+build Bob: @ koan5.json
+master Bob
+! mark black
+mark white
+"#,
+        )
+        .success(),
+    );
+    assert!(
+        out.contains(
+            "Bob builds koan 3: red large upright, blue small upright ungrounded, green medium flat"
+        ),
+        "{out}"
+    );
+    d.play("missing.zendo", "new master=Ann students=Bob,Cat salt=01 rule=\"A koan has the Buddha-nature if it contains at least one red piece.\"\ninitial white: @ nowhere.json\n")
+        .failure()
+        .stderr(predicate::str::contains("line 2"))
+        .stderr(predicate::str::contains("nowhere.json"));
+}
