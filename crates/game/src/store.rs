@@ -1,9 +1,12 @@
 //! The session store: every game's events in one SQLite file per install.
 //!
-//! WAL journal with `synchronous = FULL`: each event is its own transaction, and a committed
-//! event is on disk before [`Store::play`] returns, so killing the process at any moment loses
-//! nothing that was committed. The state of a game is never stored, only its events (each with
-//! the scene documents of the koans it concerns); [`Store::resume`] folds them again.
+//! WAL journal, each event its own transaction. A committed event is in the WAL file before
+//! [`Store::play`] returns, so killing the process at any moment loses nothing that was
+//! committed ([`Durability::Process`], `synchronous = NORMAL`, the default). Surviving a power
+//! cut as well needs an fsync per event ([`Durability::PowerLoss`], `synchronous = FULL`), which
+//! costs several milliseconds a move on this machine's disk. The state of a game is never
+//! stored, only its events (each with the scene documents of the koans it concerns);
+//! [`Store::resume`] folds them again.
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -109,6 +112,16 @@ pub struct StoredEvent {
     pub event: Event,
 }
 
+/// What a committed event survives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// The process being killed at any moment (`synchronous = NORMAL` in WAL mode).
+    #[default]
+    Process,
+    /// A power cut too: every commit is synced to the disk (`synchronous = FULL`).
+    PowerLoss,
+}
+
 /// The session store.
 pub struct Store {
     conn: Connection,
@@ -124,21 +137,30 @@ fn now_ms() -> i64 {
 impl Store {
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, Durability::default())
+    }
+
+    /// The same, choosing what a committed event survives.
+    pub fn open_with(path: &Path, durability: Durability) -> Result<Store, StoreError> {
         let conn = Connection::open(path)?;
-        Store::init(conn)
+        Store::init(conn, durability)
     }
 
     /// A store in memory (tests).
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        Store::init(Connection::open_in_memory()?)
+        Store::init(Connection::open_in_memory()?, Durability::default())
     }
 
-    fn init(conn: Connection) -> Result<Store, StoreError> {
+    fn init(conn: Connection, durability: Durability) -> Result<Store, StoreError> {
         // First: another process (a viewer, a crashed game's successor) may hold the lock.
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        // WAL lets a viewer read while the table writes; FULL syncs each commit to disk.
+        // WAL lets a viewer read while the table writes.
         conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
+        let sync = match durability {
+            Durability::Process => "NORMAL",
+            Durability::PowerLoss => "FULL",
+        };
+        conn.pragma_update(None, "synchronous", sync)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         let mut store = Store { conn };
         store.migrate(MIGRATIONS.len() as u32)?;
