@@ -40,14 +40,38 @@ fn descriptions() -> Vec<String> {
             out.push(format!("{a}, {b}"));
         }
     }
-    // Towers, nests and pointing.
+    // Towers, nests, pointing and opposite directions, in every pair of colours.
     for (ls, us) in [("medium", "small"), ("large", "small"), ("large", "medium")] {
         for lc in COLORS {
             for uc in COLORS {
-                out.push(format!("{lc} {ls} upright, {uc} {us} upright on=1"));
+                out.push(format!("{lc} {ls} upright, {uc} {us} upright on=0"));
                 out.push(format!("{lc} {ls} upright, {uc} {us} upright in=0"));
                 out.push(format!("{uc} {us} flat toward=1, {lc} {ls} upright"));
+                out.push(format!("{uc} {us} down, {lc} {ls} upright"));
             }
+        }
+    }
+    // Taller towers, two towers, a piece lying across two others, one piece of each colour.
+    for c in COLORS {
+        out.push(format!(
+            "blue large upright, green large upright, {c} large flat z=44.6 x=22.5 y=-12"
+        ));
+        out.push(format!(
+            "{c} large upright, {c} medium upright on=0, {c} small upright on=1"
+        ));
+        out.push(format!(
+            "{c} large upright, {c} small upright on=0, {c} large upright, {c} small upright on=2"
+        ));
+    }
+    for size in SIZES {
+        for pose in ["upright", "flat"] {
+            out.push(
+                COLORS
+                    .iter()
+                    .map(|c| format!("{c} {size} {pose}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
         }
     }
     // Threes of upright and flat pieces, for counting rules.
@@ -98,5 +122,30 @@ impl CounterExamples for Finder {
                 a.is_some() && b.is_some() && a != b
             })
             .cloned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koanscope_rules::Library;
+
+    #[test]
+    fn koanscope_finds_initial_koans_for_every_library_rule() {
+        let finder = Finder::default();
+        let library = Library::builtin().expect("library");
+        let mut missing = Vec::new();
+        for r in &library.rules {
+            for mark in [Mark::White, Mark::Black] {
+                if finder.koan_marked(&r.rule, mark).is_none() {
+                    missing.push(format!("{} ({mark})", r.name));
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "no koan found for: {}",
+            missing.join(", ")
+        );
     }
 }

@@ -12,7 +12,8 @@
 //!   so its ray leaves the koan without meeting the other pieces);
 //! - `toward=K`: a flat or tipped piece heads for piece K (0-based), to point at it;
 //! - `on=K`: set on the tip of upright piece K (a tower); `in=K`: nested inside piece K;
-//! - `at=X,Y`: the base centre at X,Y mm instead of the next place in the row (45 mm apart).
+//! - `x=X y=Y`: the base centre at X, Y mm instead of the next place in the row (15 mm gaps);
+//! - `z=H`: a flat piece lies on a side face whose plane is H mm up (across the tips of others).
 //!
 //! Or `@ path` for a scene document (poses or derived) of one koan.
 
@@ -24,8 +25,9 @@ use koanscope_geometry::{Engine, Placer};
 use koanscope_scene::{Color, Piece, Scene, Size};
 use nalgebra::Isometry3;
 
-/// Places row pieces this far apart: close enough to be one koan (30 mm gap), not touching.
-const ROW_MM: f64 = 45.0;
+/// The gap left between row neighbours: well clear of touching (0.8 mm), well inside one
+/// koan (30 mm).
+const GAP_MM: f64 = 15.0;
 
 /// A koan from an inline description or `@ path`, derived and checked to be one koan.
 pub fn koan_from_text(text: &str, base_dir: &Path) -> anyhow::Result<Scene> {
@@ -65,6 +67,7 @@ struct Spec {
     on: Option<usize>,
     inside: Option<usize>,
     at: Option<(f64, f64)>,
+    z: Option<f64>,
 }
 
 fn parse_piece(i: usize, text: &str) -> anyhow::Result<Spec> {
@@ -81,6 +84,7 @@ fn parse_piece(i: usize, text: &str) -> anyhow::Result<Spec> {
         on: None,
         inside: None,
         at: None,
+        z: None,
     };
     if !["upright", "flat", "down", "tipped"].contains(&spec.pose.as_str()) {
         bail!("piece {i}: pose {pose:?} is not upright, flat, down or tipped");
@@ -108,15 +112,23 @@ fn parse_piece(i: usize, text: &str) -> anyhow::Result<Spec> {
             "toward" => spec.toward = Some(index(value)?),
             "on" => spec.on = Some(index(value)?),
             "in" => spec.inside = Some(index(value)?),
-            "at" => {
-                let (x, y) = value
-                    .split_once(',')
-                    .with_context(|| format!("piece {i}: at=X,Y"))?;
-                let x: f64 = x.parse().with_context(|| format!("piece {i}: bad x"))?;
-                let y: f64 = y.parse().with_context(|| format!("piece {i}: bad y"))?;
-                spec.at = Some((x, y));
+            "x" | "y" => {
+                let v: f64 = value
+                    .parse()
+                    .with_context(|| format!("piece {i}: bad {key} {value:?}"))?;
+                let (x, y) = spec.at.unwrap_or((f64::NAN, f64::NAN));
+                spec.at = Some(if key == "x" { (v, y) } else { (x, v) });
             }
-            other => bail!("piece {i}: {other:?} is not understood (dir, toward, on, in, at)"),
+            "z" => {
+                let z: f64 = value
+                    .parse()
+                    .with_context(|| format!("piece {i}: bad height {value:?}"))?;
+                if !(0.0..=500.0).contains(&z) {
+                    bail!("piece {i}: z={z} mm is off the table");
+                }
+                spec.z = Some(z);
+            }
+            other => bail!("piece {i}: {other:?} is not understood (dir, toward, on, in, x, y, z)"),
         }
     }
     Ok(spec)
@@ -134,6 +146,11 @@ fn place(text: &str) -> anyhow::Result<Vec<Piece>> {
     }
     let n = specs.len();
     for (i, s) in specs.iter().enumerate() {
+        if let Some((x, y)) = s.at
+            && (x.is_nan() || y.is_nan())
+        {
+            bail!("piece {i}: give both x= and y=");
+        }
         for k in [s.toward, s.on, s.inside].into_iter().flatten() {
             if k >= n {
                 bail!("piece {i} refers to piece {k}, but there are {n}");
@@ -143,15 +160,27 @@ fn place(text: &str) -> anyhow::Result<Vec<Piece>> {
     let p = Placer::default();
     // First the positions in the row, then the poses (towers and pointing need their targets).
     let mut xy = vec![(0.0, 0.0); n];
-    let mut slot = 0.0;
+    // How far a piece reaches along the row from its base centre: half its base, or its whole
+    // length when it lies or leans along the row.
+    let reach = |s: &Spec| {
+        let dims = p.models().dims(s.size);
+        let along_row = matches!(s.pose.as_str(), "flat" | "tipped")
+            && (s.toward.is_some() || s.dir.is_some_and(|d| d.sin().abs() < 0.7));
+        if along_row {
+            dims.height_mm
+        } else {
+            dims.base_mm / 2.0
+        }
+    };
+    let mut next_x: Option<f64> = None;
     for (i, s) in specs.iter().enumerate() {
         if s.on.is_some() || s.inside.is_some() {
             continue;
         }
         xy[i] = s.at.unwrap_or_else(|| {
-            let at = (slot * ROW_MM, 0.0);
-            slot += 1.0;
-            at
+            let x = next_x.map_or(0.0, |edge| edge + GAP_MM + reach(s));
+            next_x = Some(x + reach(s));
+            (x, 0.0)
         });
     }
     let mut poses: Vec<Option<Isometry3<f64>>> = vec![None; n];
@@ -193,7 +222,7 @@ fn place(text: &str) -> anyhow::Result<Vec<Piece>> {
                 };
                 match s.pose.as_str() {
                     "upright" => p.upright(x, y, 0.0),
-                    "flat" => p.flat(s.size, x, y, heading),
+                    "flat" => p.flat_at_height(s.size, x, y, heading, s.z.unwrap_or(0.0)),
                     "down" => p.upside_down(s.size, x, y, 0.0),
                     _ => p.tipped(s.size, x, y, heading, 40f64.to_radians()),
                 }
