@@ -127,7 +127,7 @@ fn the_2017_example_guess_is_disproved_both_ways() {
     )
     .failure()
     .stderr(predicate::str::contains(
-        "the secret rule marks this koan white, not black",
+        "the secret rule marks this structure Yes, not No",
     ));
 }
 
@@ -615,7 +615,10 @@ fn game_new_commits_the_rule_and_refuses_a_bad_set_up() {
         ])
         .success(),
     );
-    assert!(!auto.contains("eyes only"), "koanscope keeps its rule to itself: {auto}");
+    assert!(
+        !auto.contains("eyes only"),
+        "koanscope keeps its rule to itself: {auto}"
+    );
     assert!(auto.contains("builds initial koan 2"), "{auto}");
     d.run(&[
         "game",

@@ -102,3 +102,102 @@ fn list(koans: &[KoanNo]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+impl GameError {
+    /// The refusal in a vocabulary's words (`Display` uses the booklet's). Text that comes from
+    /// elsewhere (a rule, a guess, the rule engine's reasons) is left as it is.
+    pub fn describe(&self, v: crate::vocab::Vocabulary) -> String {
+        use crate::vocab::Vocabulary;
+        if v == Vocabulary::Zen {
+            return self.to_string();
+        }
+        let w = v.words();
+        let m = |mark: &Mark| v.mark(*mark);
+        match self {
+            GameError::NotAStudent { name } => {
+                format!("{name:?} is not a {} in this game", w.student)
+            }
+            GameError::NoGuessingStone { student } => {
+                format!("{student} has no {} to spend", w.guessing_stone)
+            }
+            GameError::NoMarkingStone(mark) => format!(
+                "the {} has no {} {} left: break down a {} first",
+                w.master,
+                m(mark),
+                w.marking_stone,
+                w.koan
+            ),
+            GameError::AlreadyAnswered { student } => {
+                format!("{student} has already answered this {}", w.call_mondo)
+            }
+            GameError::AwaitingAnswers { missing } => format!(
+                "the {} is still waiting for the answer of {}",
+                w.call_mondo,
+                missing.join(", ")
+            ),
+            GameError::AlreadyMarked { koan, mark } => format!(
+                "{} {koan} is already marked {}; to fix a mistake, correct it",
+                w.koan,
+                m(mark)
+            ),
+            GameError::SameMark { koan, mark } => {
+                format!("{} {koan} is already {}", w.koan, m(mark))
+            }
+            GameError::UnknownKoan(k) => format!("there is no {} {k}", w.koan),
+            GameError::KoanNotInPlay(k) => format!(
+                "{} {k} has been broken down and is no longer in play",
+                w.koan
+            ),
+            GameError::KoanNotMarked(k) => format!("{} {k} is not marked yet", w.koan),
+            GameError::MarkDisagrees {
+                mark,
+                rule_says,
+                reason,
+            } => format!(
+                "the secret rule marks this {} {}, not {} ({reason}); if that is your judgment call as {}, mark it again as a judgment",
+                w.koan,
+                m(rule_says),
+                m(mark),
+                w.master
+            ),
+            GameError::InitialMarkTaken(mark) => format!(
+                "the initial {} must be one {} and one {}: there is already a {} one",
+                w.koans,
+                w.white,
+                w.black,
+                m(mark)
+            ),
+            GameError::Contradicted { koans } => format!(
+                "{} {} on the table contradicts the guess: change or retract it",
+                w.koan,
+                list(koans)
+            ),
+            GameError::Disturbed { koans } => format!(
+                "the table was disturbed (katsu): the {} must restore {} {} first",
+                w.master,
+                w.koan,
+                list(koans)
+            ),
+            GameError::NotDisturbed(k) => format!("{} {k} was not disturbed", w.koan),
+            GameError::NotAsLogged { koan, logged, now } => format!(
+                "{} {koan} is not as it was logged: it was {logged}, it is now {now}",
+                w.koan
+            ),
+            GameError::SecretMismatch => format!(
+                "the {}'s secret does not match the commitment of this game",
+                w.master
+            ),
+            GameError::NotYourTurn { .. }
+            | GameError::NotNow { .. }
+            | GameError::NotInMode { .. }
+            | GameError::Surrendered { .. }
+            | GameError::GuessOpen { .. } => self
+                .to_string()
+                .replace("Master", w.master)
+                .replace("Mondo", w.call_mondo)
+                .replace("koans", w.koans)
+                .replace("koan", w.koan),
+            other => other.to_string(),
+        }
+    }
+}

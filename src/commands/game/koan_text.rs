@@ -240,3 +240,74 @@ fn place(text: &str) -> anyhow::Result<Vec<Piece>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koanscope_scene::Orientation;
+
+    fn koan(text: &str) -> Scene {
+        koan_from_text(text, Path::new(".")).expect(text)
+    }
+
+    #[test]
+    fn a_line_becomes_one_derived_koan() {
+        let s = koan("red medium upright, blue small flat, green large down, yellow small tipped");
+        assert_eq!(s.koans.len(), 1);
+        let o: Vec<Orientation> = s
+            .pieces
+            .iter()
+            .map(|p| p.attributes.as_ref().expect("derived").orientation)
+            .collect();
+        use Orientation::*;
+        assert_eq!(o, vec![Upright, Flat, Weird, Weird]);
+        assert!(s.koans[0].touching.is_empty(), "row pieces do not touch");
+        assert!(
+            s.koans[0].pointing.is_empty(),
+            "flat pieces point across the row"
+        );
+    }
+
+    #[test]
+    fn towers_nests_and_pointing_are_built_for_real() {
+        let tower = koan("red large upright, blue small upright on=0");
+        assert_eq!(tower.koans[0].towers, vec![vec![0, 1]]);
+        assert!(
+            !tower.pieces[1]
+                .attributes
+                .as_ref()
+                .expect("derived")
+                .grounded
+        );
+        let nest = koan("red large upright, blue small upright in=0");
+        assert_eq!(nest.koans[0].nests, vec![vec![0, 1]]);
+        let pointing = koan("red small flat toward=1, blue large upright");
+        assert_eq!(pointing.koans[0].pointing, vec![[0, 1]]);
+    }
+
+    #[test]
+    fn impossible_koans_are_refused_with_the_reason() {
+        for (text, why) in [
+            (
+                "red small upright, blue large upright on=0",
+                "too big to stay on the tip",
+            ),
+            (
+                "red small upright, blue large upright in=0",
+                "does not fit inside",
+            ),
+            ("red small upright on=0", "cannot refer to itself"),
+            ("red small upright, blue small flat toward=5", "there are 2"),
+            ("red small sideways", "not upright, flat, down or tipped"),
+            ("pink small upright", "unknown colour"),
+            ("red small upright x=10", "give both x= and y="),
+            (
+                "red small upright, blue small upright x=500 y=0",
+                "makes 2 koans",
+            ),
+        ] {
+            let err = koan_from_text(text, Path::new(".")).expect_err(text);
+            assert!(format!("{err:#}").contains(why), "{text}: {err:#}");
+        }
+    }
+}

@@ -615,13 +615,17 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
                 "line {number}: {text}\nthis move was expected to be refused, but it was accepted"
             ),
             (Err(e), true) if refused(&e).is_some() => {
-                println!("      refused, as expected: {e:#}");
+                if let Some(g) = refused(&e) {
+                    println!("      refused, as expected: {}", g.describe(table.vocab));
+                }
             }
             (Err(e), _) => {
-                return Err(e.context(format!(
-                    "line {number} of {}: {text}",
-                    args.script.display()
-                )));
+                let at = format!("line {number} of {}: {text}", args.script.display());
+                // A refused move is told in the game's words; anything else keeps its chain.
+                return Err(match refused(&e) {
+                    Some(g) => anyhow::anyhow!("{at}: {}", g.describe(table.vocab)),
+                    None => e.context(at),
+                });
             }
         }
         table
