@@ -83,6 +83,8 @@ pub enum StoreError {
     },
     #[error("no session {0:?} in the store")]
     NoSession(String),
+    #[error("there is already a session named {0:?}")]
+    NameTaken(String),
     #[error("the store was written by a newer koanscope (schema {found}, this one knows {known})")]
     NewerSchema { found: u32, known: u32 },
     #[error("a stored scene document is unreadable: {0}")]
@@ -211,6 +213,16 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(name) = name {
+            let taken: Option<i64> = tx
+                .query_row("SELECT id FROM sessions WHERE name = ?1", [name], |r| {
+                    r.get(0)
+                })
+                .optional()?;
+            if taken.is_some() {
+                return Err(StoreError::NameTaken(name.to_string()));
+            }
+        }
         tx.execute(
             "INSERT INTO sessions (name, created_ms, updated_ms, mode, master, students, status)
              VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6)",

@@ -106,6 +106,10 @@ fn the_sessions_list_shows_each_game_and_its_winner() {
     let (b, _) = store
         .start(None, &setup(Mode::Standard, &["Cat", "Dan"], &s), &s)
         .unwrap();
+    assert!(matches!(
+        store.start(Some("first"), &setup(Mode::Puzzle, &["Bob"], &s), &s),
+        Err(StoreError::NameTaken(_))
+    ));
     let list = store.sessions().unwrap();
     assert_eq!(list.iter().map(|i| i.id).collect::<Vec<_>>(), vec![b, a]);
     assert_eq!(list[1].winner.as_deref(), Some("Bob"));
