@@ -32,6 +32,13 @@ enum Command {
         #[command(subcommand)]
         command: commands::rules::RulesCommand,
     },
+    /// Calibrate the camera and the table, or write the printable target.
+    #[command(subcommand)]
+    Calibrate(commands::calibrate::Calibrate),
+    /// Find every piece in a calibrated frame and write the scene document (and an overlay).
+    Analyze(commands::analyze::Args),
+    /// Calibrate from a dataset, analyse every scene and compare with its truth.
+    Eval(commands::eval::Args),
     /// A game of Zendo: set it up, play moves from a script.
     Game {
         #[command(subcommand)]
@@ -56,6 +63,9 @@ fn main() -> std::process::ExitCode {
         Command::GeometryCheck(args) => commands::geometry_check::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Rules { command } => commands::rules::run(command),
+        Command::Calibrate(command) => commands::calibrate::run(command),
+        Command::Analyze(args) => commands::analyze::run(args),
+        Command::Eval(args) => commands::eval::run(args),
         Command::Game { command } => commands::game::run(command),
         Command::Sessions { command } => commands::sessions::run(command),
         Command::Replay(args) => commands::replay::run(args),

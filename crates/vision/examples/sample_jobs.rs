@@ -1,0 +1,349 @@
+//! Lays out koanscope's own sample images: camera setups, sample tables of real arrangements and
+//! chessboard views, written as render jobs for `tools/render/render_job.py` (Blender) together
+//! with their exact truth, in the layout of the rendered dataset (so `koanscope eval` reads it):
+//!
+//! ```text
+//! OUT/intrinsics/intr_NN.job.json          board held in front of the camera
+//! OUT/S1/setup.json                          camera K, rvec, tvec, table, light
+//! OUT/S1/table.job.json                      the board flat on the table (defines the table frame)
+//! OUT/S1/scene_NN.job.json, scene_NN.json    a table of koans, and its truth scene document
+//! ```
+//!
+//! `cargo run -p koanscope-vision --example sample_jobs -- OUT` then `tools/render/render_all OUT`.
+
+use std::f64::consts::PI;
+use std::path::{Path, PathBuf};
+
+use koanscope_geometry::{Engine, Placer};
+use koanscope_scene::{Color, Piece, Scene, Size};
+use koanscope_vision::{Camera, Intrinsics};
+use nalgebra::{Isometry3, Matrix3, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
+use serde_json::{Value, json};
+
+const WIDTH: u32 = 1280;
+const HEIGHT: u32 = 720;
+
+/// A camera looking from `eye` at `target`, OpenCV axes (x right, y down, z forward).
+fn camera_from_table(eye: Point3<f64>, target: Point3<f64>, roll: f64) -> Isometry3<f64> {
+    let forward = (target - eye).normalize();
+    let right = forward.cross(&Vector3::z()).normalize();
+    let down = forward.cross(&right);
+    let table_from_camera_rot =
+        Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[right, down, forward]));
+    let rolled = table_from_camera_rot * Rotation3::from_axis_angle(&Vector3::z_axis(), roll);
+    let table_from_camera = Isometry3::from_parts(
+        Translation3::from(eye.coords),
+        UnitQuaternion::from_rotation_matrix(&rolled),
+    );
+    table_from_camera.inverse()
+}
+
+fn matrix_rows(m: &Isometry3<f64>) -> Vec<Vec<f64>> {
+    let h = m.to_homogeneous();
+    (0..4)
+        .map(|r| (0..4).map(|c| h[(r, c)]).collect())
+        .collect()
+}
+
+struct Setup {
+    name: &'static str,
+    eye: Point3<f64>,
+    target: Point3<f64>,
+    roll: f64,
+    table: &'static str,
+    light: Value,
+}
+
+fn setups() -> Vec<Setup> {
+    vec![
+        Setup {
+            name: "S1",
+            eye: Point3::new(-180.0, -260.0, 470.0),
+            target: Point3::new(100.0, 70.0, 0.0),
+            roll: 0.02,
+            table: "oak",
+            light: json!({"sun_elevation_deg": 60.0, "sun_azimuth_deg": 140.0, "sun_strength": 3.0, "world_strength": 0.35}),
+        },
+        Setup {
+            name: "S2",
+            eye: Point3::new(380.0, -210.0, 520.0),
+            target: Point3::new(110.0, 80.0, 0.0),
+            roll: -0.03,
+            table: "felt",
+            light: json!({"sun_elevation_deg": 45.0, "sun_azimuth_deg": 250.0, "sun_strength": 2.2, "world_strength": 0.5}),
+        },
+    ]
+}
+
+fn intrinsics() -> Intrinsics {
+    Intrinsics {
+        camera_matrix: Matrix3::new(920.0, 0.0, 639.5, 0.0, 920.0, 359.5, 0.0, 0.0, 1.0),
+        distortion: [0.0; 5],
+        image_size: [WIDTH, HEIGHT],
+    }
+}
+
+/// Four sample tables of real arrangements around the board area (x 0..200, y 0..125 mm).
+fn tables() -> Vec<Vec<(Color, Size, Isometry3<f64>)>> {
+    let p = Placer::default();
+    let tower = |x: f64, y: f64, sizes: &[Size], yaw: f64| {
+        let mut out = vec![(sizes[0], p.upright(x, y, yaw))];
+        for &s in &sizes[1..] {
+            let (below_size, below) = *out.last().expect("non-empty");
+            if let Some(pose) = p.on_tip(below_size, &below, s) {
+                out.push((s, pose));
+            }
+        }
+        out
+    };
+    let colored = |pieces: Vec<(Size, Isometry3<f64>)>,
+                   colors: &[Color]|
+     -> Vec<(Color, Size, Isometry3<f64>)> {
+        pieces
+            .into_iter()
+            .zip(colors.iter().cycle())
+            .map(|((s, pose), &c)| (c, s, pose))
+            .collect()
+    };
+    let mut t0 = colored(
+        tower(20.0, 20.0, &[Size::Large, Size::Medium], 0.3),
+        &[Color::Blue, Color::Red],
+    );
+    t0.push((
+        Color::Green,
+        Size::Small,
+        p.flat(Size::Small, -40.0, 30.0, 0.1),
+    ));
+    t0.push((Color::Yellow, Size::Large, p.upright(150.0, 30.0, 0.7)));
+    t0.push((
+        Color::Red,
+        Size::Small,
+        p.upright(150.0 + 12.7 + 7.15 + 0.3, 30.0, 0.7),
+    ));
+    t0.push((
+        Color::Blue,
+        Size::Medium,
+        p.upside_down(Size::Medium, 90.0, 140.0, 0.2),
+    ));
+
+    let mut t1 = colored(
+        tower(0.0, 100.0, &[Size::Medium, Size::Small], 1.1),
+        &[Color::Yellow, Color::Green],
+    );
+    t1.push((
+        Color::Red,
+        Size::Large,
+        p.flat(Size::Large, 110.0, 10.0, 2.3),
+    ));
+    t1.push((Color::Blue, Size::Small, p.upright(200.0, 120.0, 0.0)));
+    t1.push((
+        Color::Green,
+        Size::Medium,
+        p.flat(Size::Medium, 200.0, 60.0, -1.2),
+    ));
+
+    let bridge = p.flat_at_height(Size::Large, 60.0, 40.0, 0.4, 25.45);
+    let under = |along: f64| bridge * Point3::new(-12.7 + along * 0.25, 0.0, along);
+    let (a, b) = (under(8.0), under(30.0));
+    let mut t2 = vec![
+        (Color::Blue, Size::Small, p.upright(a.x, a.y, 0.4)),
+        (Color::Yellow, Size::Small, p.upright(b.x, b.y, 0.4)),
+        (Color::Green, Size::Large, bridge),
+    ];
+    t2.push((
+        Color::Red,
+        Size::Medium,
+        p.tipped(Size::Medium, 180.0, 130.0, PI, 0.5),
+    ));
+    t2.push((
+        Color::Yellow,
+        Size::Large,
+        p.flat(Size::Large, 190.0, 20.0, PI / 2.0),
+    ));
+
+    let mut t3 = colored(
+        tower(40.0, 60.0, &[Size::Large, Size::Medium, Size::Small], 0.0),
+        &[Color::Green, Color::Yellow, Color::Red],
+    );
+    t3.push((Color::Blue, Size::Large, p.upright(170.0, 90.0, 0.5)));
+    t3.push((Color::Red, Size::Medium, p.upright(170.0, 90.0, 0.5)));
+    t3.push((
+        Color::Yellow,
+        Size::Small,
+        p.flat(Size::Small, 100.0, -30.0, 0.9),
+    ));
+    vec![t0, t1, t2, t3]
+}
+
+/// The truth scene document: everything derived, plus the image position and visibility fields
+/// the dataset format carries (nested pieces hidden, others taken as fully visible).
+fn truth(camera: &Camera, pieces: &[(Color, Size, Isometry3<f64>)], source: &str) -> Value {
+    let mut scene = Scene::from_pieces(
+        pieces
+            .iter()
+            .enumerate()
+            .map(|(i, (c, s, pose))| Piece::new(i as u32, *c, *s, *pose))
+            .collect(),
+    );
+    scene.source = Some(source.to_string());
+    scene.image_size = Some([WIDTH, HEIGHT]);
+    Engine::default().derive(&mut scene);
+    let hidden: Vec<u32> = scene
+        .koans
+        .iter()
+        .flat_map(|k| k.nests.iter().flat_map(|n| n[1..].to_vec()))
+        .collect();
+    let mut doc = scene.to_json_value();
+    for piece in doc["pieces"].as_array_mut().expect("pieces") {
+        let id = piece["id"].as_u64().expect("id") as u32;
+        let scene_piece = scene.piece(id).expect("same ids");
+        let a = scene_piece.attributes.as_ref().expect("derived");
+        let model_height = (a.apex_mm - a.base_center_mm).norm();
+        let centroid = a.base_center_mm + a.axis * model_height / 4.0;
+        let xy = camera
+            .project_table(&centroid)
+            .expect("in front of the camera");
+        piece["image_xy"] = json!([xy.x, xy.y]);
+        piece["centroid_mm"] = json!([centroid.x, centroid.y, centroid.z]);
+        piece["visible_fraction"] = json!(if hidden.contains(&id) { 0.0 } else { 1.0 });
+    }
+    doc
+}
+
+fn write(path: &Path, value: &Value) {
+    std::fs::create_dir_all(path.parent().expect("has a folder")).expect("can create the folder");
+    std::fs::write(
+        path,
+        serde_json::to_string_pretty(value).expect("serialises"),
+    )
+    .expect("can write");
+}
+
+fn job(
+    output: &Path,
+    camera_from_table: &Isometry3<f64>,
+    setup: &Setup,
+    board: Option<Isometry3<f64>>,
+    pieces: &[(Color, Size, Isometry3<f64>)],
+    seed: u64,
+) -> Value {
+    let k = intrinsics().camera_matrix;
+    json!({
+        "output": output.file_name().and_then(|n| n.to_str()).expect("a file name"),
+        "image_size": [WIDTH, HEIGHT],
+        "K": [[k[(0, 0)], k[(0, 1)], k[(0, 2)]], [k[(1, 0)], k[(1, 1)], k[(1, 2)]], [k[(2, 0)], k[(2, 1)], k[(2, 2)]]],
+        "camera_from_table": matrix_rows(camera_from_table),
+        "table": setup.table,
+        "light": setup.light,
+        "board": board.map(|b| matrix_rows(&b)),
+        "pieces": pieces.iter().map(|(c, s, pose)| json!({"color": c.word(), "size": s.word(), "table_from_piece": matrix_rows(pose)})).collect::<Vec<_>>(),
+        "seed": seed,
+    })
+}
+
+fn main() {
+    let out = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "sample_images".into()),
+    );
+    let all_setups = setups();
+    let tables = tables();
+    for (si, setup) in all_setups.iter().enumerate() {
+        let camera_from_table = camera_from_table(setup.eye, setup.target, setup.roll);
+        let camera = Camera::new(intrinsics(), camera_from_table);
+        let dir = out.join(setup.name);
+        let (rvec, tvec) = koanscope_vision::rvec_tvec_from_isometry(&camera_from_table);
+        write(
+            &dir.join("setup.json"),
+            &json!({
+                "setup": setup.name,
+                "made_by": "crates/vision/examples/sample_jobs.rs, rendered by tools/render/render_job.py (Blender Cycles)",
+                "K": job(Path::new("x"), &camera_from_table, setup, None, &[], 0)["K"],
+                "dist": [0.0, 0.0, 0.0, 0.0, 0.0],
+                "rvec": rvec, "tvec": tvec,
+                "image_size": [WIDTH, HEIGHT],
+                "table": setup.table, "light": setup.light,
+                "chessboard": {"inner_corners": [9, 6], "square_mm": 25.0},
+            }),
+        );
+        write(
+            &dir.join("table.job.json"),
+            &job(
+                &dir.join("table.jpg"),
+                &camera_from_table,
+                setup,
+                Some(Isometry3::identity()),
+                &[],
+                100 + si as u64,
+            ),
+        );
+        for (ti, pieces) in tables
+            .iter()
+            .enumerate()
+            .filter(|(ti, _)| ti % 2 == si % 2 || *ti >= 2)
+        {
+            let image = dir.join(format!("scene_{ti:02}.jpg"));
+            write(
+                &image.with_extension("job.json"),
+                &job(
+                    &image,
+                    &camera_from_table,
+                    setup,
+                    None,
+                    pieces,
+                    200 + ti as u64,
+                ),
+            );
+            write(
+                &image.with_extension("json"),
+                &truth(
+                    &camera,
+                    pieces,
+                    &format!("{}/scene_{ti:02}.jpg", setup.name),
+                ),
+            );
+        }
+    }
+    // Board views for the intrinsics, from the first setup's camera: tilted up to ~35°.
+    let setup = &all_setups[0];
+    let camera_from_table = camera_from_table(setup.eye, setup.target, setup.roll);
+    let views = [
+        (0.0, 0.0, 0.0, 420.0),
+        (0.5, 0.0, 0.3, 450.0),
+        (-0.5, 0.1, -0.2, 430.0),
+        (0.0, 0.55, 0.5, 470.0),
+        (0.1, -0.55, 1.2, 440.0),
+        (0.35, 0.35, -0.6, 520.0),
+        (-0.4, -0.3, 0.9, 380.0),
+        (0.2, 0.45, -1.0, 500.0),
+    ];
+    for (vi, &(tilt_x, tilt_y, spin, distance)) in views.iter().enumerate() {
+        // Board faces the camera (its z toward the lens), then tilts; centred near the optical axis.
+        let face = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), PI);
+        let rotation = UnitQuaternion::from_euler_angles(tilt_x, tilt_y, spin) * face;
+        let centre_board = Vector3::new(100.0, 62.5, 0.0);
+        let offset = Vector3::new(
+            20.0 * (vi as f64 - 3.5),
+            12.0 * ((vi % 3) as f64 - 1.0),
+            distance,
+        );
+        let camera_from_board = Isometry3::from_parts(
+            Translation3::from(offset - rotation * centre_board),
+            rotation,
+        );
+        let table_from_board = camera_from_table.inverse() * camera_from_board;
+        let image = out.join("intrinsics").join(format!("intr_{vi:02}.jpg"));
+        write(
+            &image.with_extension("job.json"),
+            &job(
+                &image,
+                &camera_from_table,
+                setup,
+                Some(table_from_board),
+                &[],
+                300 + vi as u64,
+            ),
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! The colour model: which pixels belong to pieces, and which colour each piece pixel has.
+//!
+//! Pieces are told from the table by contrast with the table's *local* colour (a wide median),
+//! not by absolute colour, so a blue cloth, a warm wood or a vignetted corner do not matter much;
+//! the piece colour is then the nearest hue centre. Defaults live in `models/colors.toml`.
+
+use std::path::Path;
+
+use koanscope_scene::Color;
+use serde::{Deserialize, Serialize};
+
+use crate::error::VisionError;
+
+/// The model shipped with koanscope.
+pub const DEFAULT_COLORS_TOML: &str = include_str!("../../../models/colors.toml");
+
+/// One piece colour: its hue centre in the (a, b) plane of 8-bit CIELAB, degrees.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColorPrototype {
+    pub name: Color,
+    pub hue_deg: f64,
+}
+
+/// Thresholds and hue centres; see `models/colors.toml` for what each field means.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColorModel {
+    pub background_window_px: u32,
+    pub min_chroma_difference: f64,
+    pub max_dark_ratio: f64,
+    pub min_chroma: f64,
+    pub colors: Vec<ColorPrototype>,
+}
+
+/// What one pixel is, as far as colour can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PixelClass {
+    /// Looks like the table (or its shadows).
+    Table,
+    /// Differs from the table but has no piece colour (glare, white, hands).
+    Unknown,
+    /// A piece pixel of this colour.
+    Piece(Color),
+}
+
+impl Default for ColorModel {
+    fn default() -> Self {
+        ColorModel::from_toml_str(DEFAULT_COLORS_TOML).expect("the bundled colour model is valid")
+    }
+}
+
+impl ColorModel {
+    pub fn from_toml_str(text: &str) -> Result<ColorModel, String> {
+        let model: ColorModel = toml::from_str(text).map_err(|e| e.to_string())?;
+        if model.colors.is_empty() {
+            return Err("no [[colors]] listed".into());
+        }
+        if model.background_window_px < 15 {
+            return Err("background_window_px must be at least 15".into());
+        }
+        if !(model.max_dark_ratio > 0.0 && model.max_dark_ratio < 1.0) {
+            return Err("max_dark_ratio must lie between 0 and 1".into());
+        }
+        if model.colors.iter().any(|c| c.name == Color::Black) {
+            return Err(
+                "black is found by darkness (max_dark_ratio, min_chroma), not by hue".into(),
+            );
+        }
+        Ok(model)
+    }
+
+    /// Reads a model file, saying what is wrong with it.
+    pub fn load(path: &Path) -> Result<ColorModel, VisionError> {
+        let fail = |reason: String| VisionError::ColorModel {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let text =
+            std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read it ({e})")))?;
+        ColorModel::from_toml_str(&text).map_err(fail)
+    }
+
+    /// The model as TOML, with a header that says where it came from.
+    pub fn to_toml(&self, origin: &str) -> String {
+        let body = toml::to_string(self).unwrap_or_default();
+        format!(
+            "# koanscope colour model ({origin}). Fields are explained in the shipped models/colors.toml.\n{body}"
+        )
+    }
+
+    /// Classifies one 8-bit Lab pixel against the table's local Lab colour.
+    pub fn classify(&self, lab: [u8; 3], table_lab: [u8; 3]) -> PixelClass {
+        let a = f64::from(lab[1]) - 128.0;
+        let b = f64::from(lab[2]) - 128.0;
+        let ta = f64::from(table_lab[1]) - 128.0;
+        let tb = f64::from(table_lab[2]) - 128.0;
+        let chroma_difference = (a - ta).hypot(b - tb);
+        let dark_ratio = (f64::from(lab[0]) + 1.0) / (f64::from(table_lab[0]) + 1.0);
+        let dark = dark_ratio < self.max_dark_ratio;
+        if chroma_difference < self.min_chroma_difference && !dark {
+            return PixelClass::Table;
+        }
+        let chroma = a.hypot(b);
+        if chroma < self.min_chroma {
+            return if dark {
+                PixelClass::Piece(Color::Black)
+            } else {
+                PixelClass::Unknown
+            };
+        }
+        let hue = b.atan2(a).to_degrees().rem_euclid(360.0);
+        self.nearest_hue(hue)
+            .map(PixelClass::Piece)
+            .unwrap_or(PixelClass::Unknown)
+    }
+
+    fn nearest_hue(&self, hue_deg: f64) -> Option<Color> {
+        self.colors
+            .iter()
+            .map(|c| (c.name, hue_distance_deg(hue_deg, c.hue_deg)))
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(c, _)| c)
+    }
+
+    /// Every colour this model can report, black included.
+    pub fn palette(&self) -> Vec<Color> {
+        let mut colors: Vec<Color> = self.colors.iter().map(|c| c.name).collect();
+        colors.push(Color::Black);
+        colors
+    }
+}
+
+/// Angle between two hues, degrees in [0, 180].
+pub fn hue_distance_deg(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(360.0);
+    d.min(360.0 - d)
+}
+
+/// Hue of an 8-bit Lab pixel, degrees, and its chroma.
+pub fn hue_and_chroma(lab: [u8; 3]) -> (f64, f64) {
+    let a = f64::from(lab[1]) - 128.0;
+    let b = f64::from(lab[2]) - 128.0;
+    (b.atan2(a).to_degrees().rem_euclid(360.0), a.hypot(b))
+}
+
+/// Circular mean of hues, degrees; `None` for no samples.
+pub fn circular_mean_deg(hues: &[f64]) -> Option<f64> {
+    if hues.is_empty() {
+        return None;
+    }
+    let (s, c) = hues.iter().fold((0.0, 0.0), |(s, c), h| {
+        (s + h.to_radians().sin(), c + h.to_radians().cos())
+    });
+    Some(s.atan2(c).to_degrees().rem_euclid(360.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lab(l: f64, hue_deg: f64, chroma: f64) -> [u8; 3] {
+        let (s, c) = hue_deg.to_radians().sin_cos();
+        [
+            l as u8,
+            (128.0 + chroma * c) as u8,
+            (128.0 + chroma * s) as u8,
+        ]
+    }
+
+    #[test]
+    fn pieces_stand_out_from_tables_of_any_colour() {
+        let model = ColorModel::default();
+        let wood = lab(141.0, 78.0, 19.0);
+        let blue_cloth = lab(78.0, 290.0, 38.0);
+        assert_eq!(model.classify(wood, wood), PixelClass::Table);
+        assert_eq!(
+            model.classify(lab(150.0, 80.0, 50.0), wood),
+            PixelClass::Piece(Color::Yellow)
+        );
+        assert_eq!(
+            model.classify(lab(70.0, 30.0, 50.0), wood),
+            PixelClass::Piece(Color::Red)
+        );
+        assert_eq!(
+            model.classify(lab(40.0, 0.0, 3.0), wood),
+            PixelClass::Piece(Color::Black)
+        );
+        // A shadow: darker wood, same hue, not dark enough to be a black piece.
+        assert_eq!(
+            model.classify(lab(100.0, 78.0, 17.0), wood),
+            PixelClass::Table
+        );
+        assert_eq!(
+            model.classify(lab(100.0, 296.0, 62.0), blue_cloth),
+            PixelClass::Piece(Color::Blue)
+        );
+        assert_eq!(
+            model.classify(lab(100.0, 143.0, 45.0), blue_cloth),
+            PixelClass::Piece(Color::Green)
+        );
+    }
+
+    #[test]
+    fn shipped_model_round_trips_and_bad_models_are_refused() {
+        let model = ColorModel::default();
+        let back = ColorModel::from_toml_str(&model.to_toml("test")).expect("valid");
+        assert_eq!(back, model);
+        assert!(ColorModel::from_toml_str("background_window_px = 125").is_err());
+        let with_black = DEFAULT_COLORS_TOML.replace("name = \"red\"", "name = \"black\"");
+        assert!(ColorModel::from_toml_str(&with_black).is_err());
+    }
+
+    #[test]
+    fn hues_wrap_around() {
+        assert!((hue_distance_deg(350.0, 10.0) - 20.0).abs() < 1e-9);
+        let mean = circular_mean_deg(&[350.0, 10.0]).expect("samples");
+        assert!(hue_distance_deg(mean, 0.0) < 1e-6);
+    }
+}

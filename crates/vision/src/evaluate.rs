@@ -1,0 +1,182 @@
+//! Detection quality against ground truth: pieces paired by their image position, then colour,
+//! size, orientation, grounded and base position compared pair by pair.
+
+use koanscope_scene::{Color, Orientation, Scene, Size};
+use nalgebra::Point3;
+use serde::Serialize;
+
+/// What the truth says about one piece (the fields evaluation needs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TruthPiece {
+    pub color: Color,
+    pub size: Size,
+    pub orientation: Orientation,
+    pub grounded: bool,
+    pub base_center_mm: Point3<f64>,
+    pub image_xy: [f64; 2],
+    /// Share of the silhouette not hidden by other pieces; 0 for a hidden nested piece.
+    pub visible_fraction: f64,
+}
+
+/// Reads the pieces of a ground-truth scene document (the dataset's `scene_NN.json`).
+pub fn truth_pieces(document: &serde_json::Value) -> Result<Vec<TruthPiece>, String> {
+    let pieces = document["pieces"].as_array().ok_or("no `pieces` array")?;
+    pieces
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let field = |name: &str| p.get(name).ok_or(format!("pieces[{i}].{name} is missing"));
+            let word = |name: &str| -> Result<String, String> {
+                field(name)?
+                    .as_str()
+                    .map(str::to_string)
+                    .ok_or(format!("pieces[{i}].{name} is not a word"))
+            };
+            let numbers = |name: &str| -> Result<Vec<f64>, String> {
+                field(name)?
+                    .as_array()
+                    .and_then(|a| a.iter().map(|v| v.as_f64()).collect::<Option<Vec<f64>>>())
+                    .ok_or(format!("pieces[{i}].{name} is not a list of numbers"))
+            };
+            let base = numbers("base_center_mm")?;
+            let xy = numbers("image_xy")?;
+            if base.len() != 3 || xy.len() != 2 {
+                return Err(format!(
+                    "pieces[{i}]: base_center_mm needs 3 numbers, image_xy 2"
+                ));
+            }
+            Ok(TruthPiece {
+                color: word("color")?
+                    .parse()
+                    .map_err(|e| format!("pieces[{i}]: {e}"))?,
+                size: word("size")?
+                    .parse()
+                    .map_err(|e| format!("pieces[{i}]: {e}"))?,
+                orientation: word("orientation")?
+                    .parse()
+                    .map_err(|e| format!("pieces[{i}]: {e}"))?,
+                grounded: field("grounded")?
+                    .as_bool()
+                    .ok_or(format!("pieces[{i}].grounded is not true or false"))?,
+                base_center_mm: Point3::new(base[0], base[1], base[2]),
+                image_xy: [xy[0], xy[1]],
+                visible_fraction: field("visible_fraction")?.as_f64().unwrap_or(1.0),
+            })
+        })
+        .collect()
+}
+
+/// Counts of one comparison.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Tally {
+    pub agree: usize,
+    pub total: usize,
+}
+
+impl Tally {
+    fn add(&mut self, agree: bool) {
+        self.total += 1;
+        self.agree += usize::from(agree);
+    }
+
+    fn merge(&mut self, other: Tally) {
+        self.agree += other.agree;
+        self.total += other.total;
+    }
+
+    /// Share that agree; 1 when there was nothing to compare.
+    pub fn rate(&self) -> f64 {
+        if self.total == 0 {
+            1.0
+        } else {
+            self.agree as f64 / self.total as f64
+        }
+    }
+}
+
+/// Detection figures over one or many scenes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DetectionScore {
+    /// Visible true pieces that were found (recall).
+    pub recall: Tally,
+    /// Detections that are a true piece (precision).
+    pub precision: Tally,
+    pub color: Tally,
+    pub size: Tally,
+    pub orientation: Tally,
+    pub grounded: Tally,
+    /// Distance between true and found base centres of paired pieces, mm.
+    pub base_errors_mm: Vec<f64>,
+}
+
+impl DetectionScore {
+    pub fn merge(&mut self, other: &DetectionScore) {
+        self.recall.merge(other.recall);
+        self.precision.merge(other.precision);
+        self.color.merge(other.color);
+        self.size.merge(other.size);
+        self.orientation.merge(other.orientation);
+        self.grounded.merge(other.grounded);
+        self.base_errors_mm.extend_from_slice(&other.base_errors_mm);
+    }
+
+    /// The `q`-quantile (0..=1) of the base position errors, mm.
+    pub fn base_error_quantile_mm(&self, q: f64) -> Option<f64> {
+        let mut sorted = self.base_errors_mm.clone();
+        sorted.sort_by(f64::total_cmp);
+        if sorted.is_empty() {
+            return None;
+        }
+        let index = ((sorted.len() - 1) as f64 * q.clamp(0.0, 1.0)).round() as usize;
+        Some(sorted[index])
+    }
+}
+
+/// Pairs found pieces with true ones by nearest image position (greedy, closest pairs first,
+/// at most `max_px` apart) and scores them. Hidden true pieces do not count against recall, and a
+/// detection paired with one is not a false one.
+pub fn score_scene(found: &Scene, truth: &[TruthPiece], max_px: f64) -> DetectionScore {
+    let mut candidates = Vec::new();
+    for (i, piece) in found.pieces.iter().enumerate() {
+        let Some(xy) = piece.image_xy else { continue };
+        for (j, t) in truth.iter().enumerate() {
+            let d = (xy[0] - t.image_xy[0]).hypot(xy[1] - t.image_xy[1]);
+            if d <= max_px {
+                candidates.push((d, i, j));
+            }
+        }
+    }
+    candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut found_used = vec![false; found.pieces.len()];
+    let mut truth_used = vec![false; truth.len()];
+    let mut score = DetectionScore::default();
+    for (_, i, j) in candidates {
+        if found_used[i] || truth_used[j] {
+            continue;
+        }
+        found_used[i] = true;
+        truth_used[j] = true;
+        let (f, t) = (&found.pieces[i], &truth[j]);
+        score.color.add(f.color == t.color);
+        score.size.add(f.size == t.size);
+        if let Some(a) = &f.attributes {
+            score.orientation.add(a.orientation == t.orientation);
+            score.grounded.add(a.grounded == t.grounded);
+            score
+                .base_errors_mm
+                .push((a.base_center_mm - t.base_center_mm).norm());
+        } else {
+            let base = Point3::from(f.table_from_piece.translation.vector);
+            score.base_errors_mm.push((base - t.base_center_mm).norm());
+        }
+    }
+    for (j, t) in truth.iter().enumerate() {
+        if t.visible_fraction > 0.0 {
+            score.recall.add(truth_used[j]);
+        }
+    }
+    for used in found_used {
+        score.precision.add(used);
+    }
+    score
+}

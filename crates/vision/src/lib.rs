@@ -1,0 +1,30 @@
+//! The vision layer of koanscope: calibrates the webcam and the table, finds every pyramid in a
+//! frame and estimates its colour, size and 3D pose. The only crate that links OpenCV.
+//!
+//! Stages, each usable alone: [`calibration`] (intrinsics, table frame, calibration file),
+//! [`camera`] (projection between pixels and the table frame), [`color`] (which pixels are
+//! pieces and of what colour), [`detect`] (pieces and their poses), [`target`] (printable board).
+
+pub mod analyze;
+pub mod calibration;
+pub mod camera;
+pub mod color;
+mod cv;
+pub mod detect;
+mod error;
+pub mod evaluate;
+pub mod image;
+pub mod pose;
+pub mod target;
+
+pub use analyze::{Analysis, analyze, write_overlay};
+pub use calibration::{
+    BoardView, Calibration, Chessboard, Intrinsics, IntrinsicsQuality, IntrinsicsReport, LensModel,
+    TableReport, calibrate_intrinsics, calibrate_table, check_resolution, find_board,
+};
+pub use camera::Camera;
+pub use color::ColorModel;
+pub use cv::{isometry_from_rvec_tvec, rvec_tvec_from_isometry};
+pub use detect::{DetectParams, Detection, Detector};
+pub use error::VisionError;
+pub use pose::Resting;

@@ -1,0 +1,83 @@
+//! Detection and pose on the rendered dataset: floors that catch regressions, well below the
+//! figures `koanscope eval` reports.
+
+mod common;
+
+use koanscope_geometry::Engine;
+use koanscope_vision::evaluate::{DetectionScore, score_scene, truth_pieces};
+use koanscope_vision::{Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr};
+
+#[test]
+fn pieces_are_found_with_colour_size_and_base_position() {
+    let Some(dataset) = common::dataset() else {
+        return;
+    };
+    let detector = Detector::new(ColorModel::default());
+    let engine = Engine::default();
+    let mut all = DetectionScore::default();
+    for setup in ["D1", "D2", "D3"] {
+        let dir = dataset.join(setup);
+        let (k, camera_from_table) = common::truth_setup(&dir);
+        let camera = Camera::new(
+            Intrinsics {
+                camera_matrix: k,
+                distortion: [0.0; 5],
+                image_size: [1280, 720],
+            },
+            camera_from_table,
+        );
+        for n in [0, 3, 6] {
+            let path = dir.join(format!("scene_{n:02}.jpg"));
+            let image = read_bgr(&path).expect("readable");
+            let truth = truth_pieces(&common::json(&path.with_extension("json"))).expect("truth");
+            let analysis = analyze(&image, &path, &camera, &detector, &engine).expect("analysed");
+            all.merge(&score_scene(&analysis.scene, &truth, 20.0));
+        }
+    }
+    let median = all.base_error_quantile_mm(0.5).expect("pairs");
+    assert!(all.recall.rate() >= 0.9, "recall {:?}", all.recall);
+    assert!(all.precision.rate() >= 0.9, "precision {:?}", all.precision);
+    assert!(all.color.rate() >= 0.95, "colour {:?}", all.color);
+    assert!(all.size.rate() >= 0.85, "size {:?}", all.size);
+    assert!(median <= 3.0, "base position error median {median:.2} mm");
+}
+
+#[test]
+fn an_empty_or_dark_table_gives_no_pieces_and_says_why() {
+    use opencv::core::{CV_8UC3, Mat, Scalar};
+    let camera = Camera::new(
+        Intrinsics {
+            camera_matrix: nalgebra::Matrix3::new(
+                914.0, 0.0, 639.5, 0.0, 914.0, 359.5, 0.0, 0.0, 1.0,
+            ),
+            distortion: [0.0; 5],
+            image_size: [1280, 720],
+        },
+        koanscope_vision::isometry_from_rvec_tvec(
+            [0.8779, 2.6609, -0.8445],
+            [59.86, -94.47, 628.14],
+        ),
+    );
+    let detector = Detector::new(ColorModel::default());
+    let path = std::path::Path::new("synthetic.png");
+    for (bgr, warning) in [
+        ((90.0, 130.0, 160.0), "no pieces"),
+        ((8.0, 9.0, 10.0), "very dark"),
+    ] {
+        let wood = Mat::new_rows_cols_with_default(
+            720,
+            1280,
+            CV_8UC3,
+            Scalar::new(bgr.0, bgr.1, bgr.2, 0.0),
+        )
+        .expect("a frame");
+        let analysis =
+            analyze(&wood, path, &camera, &detector, &Engine::default()).expect("analysed");
+        assert!(analysis.scene.pieces.is_empty());
+        assert!(
+            analysis.warnings.iter().any(|w| w.contains(warning)),
+            "{:?}",
+            analysis.warnings
+        );
+    }
+}

@@ -1,0 +1,70 @@
+//! `koanscope analyze`: one calibrated frame to the scene document, and an overlay picture.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use koanscope_geometry::Engine;
+use koanscope_vision::{
+    Calibration, ColorModel, Detector, analyze, image::read_bgr, write_overlay,
+};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A frame from the calibrated camera.
+    pub image: PathBuf,
+    /// Calibration with the table pose (from `koanscope calibrate table`).
+    #[arg(long)]
+    pub calibration: PathBuf,
+    /// Colour model (TOML); the shipped models/colors.toml when not given.
+    #[arg(long)]
+    pub colors: Option<PathBuf>,
+    /// Write the scene document here instead of printing it.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the frame with outlines, labels, axes, pointing rays and koans drawn on it (PNG).
+    #[arg(long)]
+    pub overlay: Option<PathBuf>,
+    /// Indent the JSON for people.
+    #[arg(long)]
+    pub pretty: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let calibration = Calibration::load(&args.calibration)?;
+    let camera = calibration.camera(&args.calibration)?;
+    let colors = match &args.colors {
+        Some(path) => ColorModel::load(path)?,
+        None => ColorModel::default(),
+    };
+    let image = read_bgr(&args.image)?;
+    let analysis = analyze(
+        &image,
+        &args.image,
+        &camera,
+        &Detector::new(colors),
+        &Engine::default(),
+    )
+    .with_context(|| format!("analysing {}", args.image.display()))?;
+    for warning in &analysis.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let json = analysis.scene.to_json_string(args.pretty);
+    match &args.json {
+        Some(path) => {
+            std::fs::write(path, json + "\n")
+                .with_context(|| format!("writing {}", path.display()))?;
+            println!(
+                "{} pieces in {} koans -> {}",
+                analysis.scene.pieces.len(),
+                analysis.scene.koans.len(),
+                path.display()
+            );
+        }
+        None => println!("{json}"),
+    }
+    if let Some(path) = &args.overlay {
+        write_overlay(&image, &camera, &analysis, path)?;
+        eprintln!("overlay -> {}", path.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,40 @@
+//! The sample images koanscope renders itself (`sample_images/`, made by
+//! `crates/vision/examples/sample_jobs.rs` and `tools/render/`), so vision is checked on a fresh
+//! checkout without `../shared`: calibrate from the bundled views, analyse every scene, compare
+//! with the bundled truth. Floors catch breakage; the figures themselves are in the README.
+
+use assert_cmd::Command;
+
+#[test]
+fn eval_on_the_bundled_samples_finds_the_pieces() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("figures.json");
+    let out = Command::cargo_bin("koanscope")
+        .unwrap()
+        .args(["eval", "sample_images", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{}", String::from_utf8_lossy(&out.stdout));
+    let figures: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let all = figures
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["setup"] == "all"))
+        .cloned()
+        .unwrap_or_else(|| figures["all"].clone());
+    let rate = |name: &str| {
+        all[name]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{name} in {all}"))
+    };
+    assert!(rate("recall") >= 0.9, "recall {}", rate("recall"));
+    assert!(rate("precision") >= 0.9, "precision {}", rate("precision"));
+    assert!(rate("color") >= 0.95, "colour {}", rate("color"));
+    assert!(rate("base_error_median_mm") <= 3.0);
+}
