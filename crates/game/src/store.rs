@@ -129,6 +129,12 @@ pub struct Store {
     conn: Connection,
 }
 
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.checkpoint();
+    }
+}
+
 fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -163,10 +169,24 @@ impl Store {
             Durability::PowerLoss => "FULL",
         };
         conn.pragma_update(None, "synchronous", sync)?;
+        // A checkpoint syncs the disk twice (about 8 ms here): with SQLite's default (every
+        // 1000 pages, about every hundred moves) it set the 99th percentile of an append.
+        // Checkpoint rarely on the move path, and fully when a store is opened or closed.
+        conn.pragma_update(None, "wal_autocheckpoint", 10_000)?;
+        conn.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         let mut store = Store { conn };
         store.migrate(MIGRATIONS.len() as u32)?;
+        store.checkpoint();
         Ok(store)
+    }
+
+    /// Moves the WAL into the database when nobody is in the middle of a move. Best effort: a
+    /// busy store is checkpointed next time.
+    fn checkpoint(&self) {
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
     }
 
     /// The schema version of the open file.
