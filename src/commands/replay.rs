@@ -20,6 +20,9 @@ pub struct Args {
     /// Stop after this step and show the table as it was then.
     #[arg(long)]
     pub at: Option<u64>,
+    /// Wait for Enter after each step.
+    #[arg(long)]
+    pub step: bool,
     #[command(flatten)]
     pub db: DbArg,
 }
@@ -35,6 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let mut vocab = args.vocab.unwrap_or_default();
+    let mut stepping = args.step;
     for stored in &events {
         if args.at.is_some_and(|at| stored.seq > at) {
             break;
@@ -57,12 +61,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         for line in note_lines(&outcome, vocab, args.master_view) {
             println!("           {line}");
         }
+        if stepping {
+            let mut enter = String::new();
+            // End of input ends the stepping, not the replay.
+            if std::io::stdin().read_line(&mut enter).unwrap_or(0) == 0 {
+                stepping = false;
+            }
+        }
     }
     println!();
     println!(
         "After step {}: {}",
         game.events_applied().saturating_sub(1),
-        game.describe_phase()
+        game.describe_phase_in(vocab)
     );
     let w = vocab.words();
     for k in game.koans_in_play() {

@@ -461,6 +461,23 @@ impl Game {
         }
     }
 
+    /// The phase in a vocabulary's words (the text is the game's own, names aside).
+    pub fn describe_phase_in(&self, v: crate::vocab::Vocabulary) -> String {
+        let text = self.describe_phase();
+        if v == crate::vocab::Vocabulary::Zen {
+            return text;
+        }
+        let w = v.words();
+        text.replace(
+            "Master or Mondo",
+            &format!("{} or {}", w.call_master, w.call_mondo),
+        )
+        .replace("Mondo", w.call_mondo)
+        .replace("Master", w.master)
+        .replace("koans", w.koans)
+        .replace("koan", w.koan)
+    }
+
     // ---- applying events ----
 
     /// Applies one event. A refused event changes nothing.

@@ -633,7 +633,10 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
             .with_context(|| format!("koanscope's move after line {number}"))?;
     }
     if let Some(id) = table.session {
-        println!("Session {id}: {}", table.game.describe_phase());
+        println!(
+            "Session {id}: {}",
+            table.game.describe_phase_in(table.vocab)
+        );
         print_stones(&table.game, table.vocab);
     }
     Ok(())
