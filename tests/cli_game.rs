@@ -684,3 +684,54 @@ mark white
         .stderr(predicate::str::contains("line 2"))
         .stderr(predicate::str::contains("nowhere.json"));
 }
+
+#[test]
+fn a_mismarked_koan_is_corrected_then_guidance_and_surrender_end_the_game() {
+    let d = Dir::new();
+    let out = stdout(
+        &d.play(
+            "guidance.zendo",
+            r#"
+new master=Ann students=Bob,Cat salt=01 rule="A koan has the Buddha-nature if it contains at least one red piece."
+initial white: red small upright
+initial black: blue small upright
+build Bob: red large flat
+mondo Bob
+answer Bob white
+answer Cat black
+# The Master's slip, marked against the rule as a "judgment": Cat is paid for it...
+mark black judgment
+# ...and the correction settles the stones as they should have been.
+correct 3 white
+pass Bob
+guidance
+! build Cat: green small upright
+guide white: red medium upright, green medium upright
+guess Cat: A koan has the Buddha-nature if it contains exactly one red piece.
+official
+counter white: red small upright, red large upright
+surrender Bob
+surrender Cat
+reveal
+"#,
+        )
+        .success(),
+    );
+    assert!(out.contains("Cat receives a guessing stone"), "{out}");
+    assert!(
+        out.contains("Cat gives back the guessing stone won on the mismarked koan"),
+        "{out}"
+    );
+    assert!(out.contains("Bob receives a guessing stone"), "{out}");
+    assert!(out.contains("refused, as expected: a student's koan is not possible now: in Guidance Mode the Master builds every koan"), "{out}");
+    assert!(out.contains("Cat's guess is disproved by koan 5"), "{out}");
+    assert!(out.contains("Every student has surrendered"), "{out}");
+    assert!(
+        out.contains("The revealed rule matches the commitment"),
+        "{out}"
+    );
+    assert!(
+        out.contains("guessing stones: Bob 1 (surrendered), Cat 0 (surrendered)"),
+        "{out}"
+    );
+}

@@ -61,7 +61,7 @@ pub enum GameError {
     },
     #[error("the initial koans must be one white and one black: there is already a {0} one")]
     InitialMarkTaken(Mark),
-    #[error("koan {} on the table contradicts the guess: change or retract it", list(.koans))]
+    #[error("{} on the table: change or retract the guess", contradicting("koan", .koans))]
     Contradicted { koans: Vec<KoanNo> },
     #[error("{student}'s guess is still open: make it official, change or retract it first")]
     GuessOpen { student: String },
@@ -93,6 +93,15 @@ pub enum GameError {
     CounterExampleSearch(String),
     #[error("the secret rule is not known here (only the Master's books hold it)")]
     NoSecret,
+}
+
+/// "koan 3 contradicts the guess" / "koans 1, 3 contradict the guess".
+fn contradicting(koan: &str, koans: &[KoanNo]) -> String {
+    if koans.len() == 1 {
+        format!("{koan} {} contradicts the guess", list(koans))
+    } else {
+        format!("{koan}s {} contradict the guess", list(koans))
+    }
 }
 
 fn list(koans: &[KoanNo]) -> String {
@@ -168,9 +177,8 @@ impl GameError {
                 m(mark)
             ),
             GameError::Contradicted { koans } => format!(
-                "{} {} on the table contradicts the guess: change or retract it",
-                w.koan,
-                list(koans)
+                "{} on the table: change or retract the guess",
+                contradicting(w.koan, koans)
             ),
             GameError::Disturbed { koans } => format!(
                 "the table was disturbed (katsu): the {} must restore {} {} first",
