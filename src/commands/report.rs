@@ -54,8 +54,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     Event::Reveal { text, .. } => *text == secret.text,
                     _ => false,
                 });
-            if public {
-                game.learn_secret(round, secret)?;
+            // A rule today's parser cannot read: the page goes without its reasons.
+            if public && game.learn_secret(round, secret).is_ok() {
                 known_rounds += 1;
             }
         }
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             rounds.push(game.clone());
         }
         let outcome = game
-            .apply(&stored.event)
+            .apply_logged(&stored.event)
             .with_context(|| format!("session {id}: logged step {} does not replay", stored.seq))?;
         if stored.seq == 0
             && args.vocab.is_none()

@@ -778,3 +778,36 @@ fn replaying_the_events_gives_the_same_game() {
         .collect();
     assert_eq!(Game::replay(&back, [(0, secret(TWO_MEDIUM))]).unwrap(), g);
 }
+
+#[test]
+fn a_logged_mark_stands_on_replay_even_where_the_rule_reads_the_koan_otherwise() {
+    // Books kept without the secret (or by an older rule engine) hold a mark today's engine
+    // would refuse: replaying them with the secret still gives the game as it was played.
+    let s = secret(TWO_MEDIUM);
+    let log = vec![
+        Event::Created(setup(Mode::Standard, &["Bob", "Cat"], &s)),
+        initial(White, "blue medium flat, blue medium flat dir=1"),
+        initial(Black, "red large upright"),
+        build("Bob", "red small upright"),
+        Event::CallMaster {
+            student: "Bob".into(),
+        },
+        marked(White),
+    ];
+    let mut live = Game::new();
+    live.learn_secret(0, s.clone()).unwrap();
+    for e in &log[..5] {
+        live.apply(e).unwrap();
+    }
+    assert!(matches!(
+        live.apply(&log[5]),
+        Err(GameError::MarkDisagrees { .. })
+    ));
+    let replayed = Game::replay(&log, [(0, s)]).unwrap();
+    assert_eq!(replayed.koan(3).unwrap().mark, Some(White));
+    // A secret today's parser cannot read does not stop the replay either.
+    let unreadable = Secret::with_salt("A koan glows.", SALT);
+    let without = Game::replay(&log, [(0, unreadable)]).unwrap();
+    assert!(without.secret_rule().is_none());
+    assert_eq!(without.koan(3).unwrap().mark, Some(White));
+}
