@@ -11,6 +11,11 @@ pub const HELP: &str = r#"A game script has one move per line; blank lines and l
 A line starting with "!" is a move that must be refused (the script fails if it is accepted).
 Names are one word. Marks are white/black (or yes/no). <koan> is an inline description
 (e.g. "red medium upright, blue small flat dir=2, green small upright on=0") or "@ file.json".
+A piece is "colour size pose [options]": pose upright, flat, down (on its tip) or tipped
+(leaning); dir=N heads a flat or tipped piece N quarter turns from the row, toward=K at piece K
+(to point at it); on=K sets it on the tip of upright piece K (a tower), in=K nests it inside K;
+x=X y=Y place it (mm), z=H lays a flat piece H mm up, across the tips of others. Pieces are
+numbered from 0 and stand in a row 15 mm apart; the geometry engine derives everything else.
 
   new master=Ann students=Bob,Cat,Dan rule="A koan has the Buddha-nature if ..."
       [name=NAME] [mode=standard|puzzle|head-to-head] [vocab=zen|modern] [salt=HEX]
