@@ -177,6 +177,9 @@ fn a_won_game_is_listed_replayed_and_reported() {
     ] {
         assert!(page.contains(expected), "report lacks {expected:?}");
     }
+    // Each of the six koans drawn from above, its pieces in their colours.
+    assert_eq!(page.matches("<svg").count(), 6);
+    assert!(page.contains("fill='blue'") && page.contains("fill='green'"));
 }
 
 #[test]

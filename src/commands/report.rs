@@ -29,6 +29,70 @@ pub struct Args {
     pub db: DbArg,
 }
 
+/// The koan seen from above: each piece's base where it stands (a square for an upright or
+/// upside-down piece, a triangle along its axis for one lying or leaning), in its colour, higher
+/// pieces drawn last.
+fn sketch(scene: &koanscope_scene::Scene) -> String {
+    use koanscope_scene::Orientation;
+    let mut pieces: Vec<_> = scene
+        .pieces
+        .iter()
+        .filter_map(|p| p.attributes.as_ref().map(|a| (p, a)))
+        .collect();
+    if pieces.is_empty() {
+        return String::new();
+    }
+    pieces.sort_by(|a, b| a.1.height_mm.total_cmp(&b.1.height_mm));
+    let half = |p: &koanscope_scene::Piece| match p.size {
+        koanscope_scene::Size::Small => 7.2,
+        koanscope_scene::Size::Medium => 9.9,
+        koanscope_scene::Size::Large => 12.7,
+    };
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    for (p, a) in &pieces {
+        for pt in [a.base_center_mm, a.apex_mm] {
+            x0 = x0.min(pt.x - half(p));
+            x1 = x1.max(pt.x + half(p));
+            y0 = y0.min(pt.y - half(p));
+            y1 = y1.max(pt.y + half(p));
+        }
+    }
+    let (w, h) = ((x1 - x0).max(1.0), (y1 - y0).max(1.0));
+    let mut svg = format!(
+        "<svg width=160 height=90 viewBox='{:.1} {:.1} {w:.1} {h:.1}' style='background:#f6f3ea'>",
+        x0, -y1
+    );
+    for (p, a) in pieces {
+        let fill = p.color.word();
+        let (cx, cy) = (a.base_center_mm.x, -a.base_center_mm.y);
+        let r = half(p);
+        if a.orientation == Orientation::Upright || a.axis.xy().norm() < 0.2 {
+            let _ = write!(
+                svg,
+                "<rect x='{:.1}' y='{:.1}' width='{:.1}' height='{:.1}' fill='{fill}' fill-opacity='0.7' stroke='#333' stroke-width='0.6'/>",
+                cx - r,
+                cy - r,
+                2.0 * r,
+                2.0 * r
+            );
+        } else {
+            let (ax, ay) = (a.apex_mm.x, -a.apex_mm.y);
+            let d = a.axis.xy().normalize();
+            let (nx, ny) = (-d.y * r, d.x * r);
+            let _ = write!(
+                svg,
+                "<polygon points='{:.1},{:.1} {:.1},{:.1} {ax:.1},{ay:.1}' fill='{fill}' fill-opacity='0.7' stroke='#333' stroke-width='0.6'/>",
+                cx + nx,
+                cy - ny,
+                cx - nx,
+                cy + ny
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -247,8 +311,9 @@ table{{border-collapse:collapse;width:100%}}td,th{{border:1px solid #ccc;padding
             let class = if k.in_play { "" } else { " class=off" };
             let _ = writeln!(
                 page,
-                "<tr{class}><td>{}</td><td>{how}{state}</td><td>{}</td><td>{mark}</td><td>{reason}</td><td>{mondo}</td></tr>",
+                "<tr{class}><td>{}</td><td>{how}{state}</td><td>{}<br>{}</td><td>{mark}</td><td>{reason}</td><td>{mondo}</td></tr>",
                 k.no,
+                sketch(&k.scene),
                 esc(&koan_words(&k.scene))
             );
         }
