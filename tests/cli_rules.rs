@@ -192,3 +192,175 @@ fn bad_scene_is_one_error_not_a_panic() {
         .stderr(predicate::str::contains("pieces[0]"))
         .stderr(predicate::str::contains("panicked").not());
 }
+
+#[test]
+fn counterexample_says_how_to_build_it_and_both_marks() {
+    koanscope()
+        .args([
+            "rules",
+            "counterexample",
+            "it contains more red pieces than blue pieces",
+            "it contains at least one red piece",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Stand a small red piece (#1) upright",
+        ))
+        .stdout(predicate::str::contains(
+            "Stand a small blue piece (#2) upright",
+        ))
+        .stdout(predicate::str::contains(
+            "Under the secret rule this koan is black",
+        ))
+        .stdout(predicate::str::contains("Under the guess it is white"));
+}
+
+#[test]
+fn counterexample_json_is_a_scene_document_marked_by_the_rule() {
+    let out = koanscope()
+        .args([
+            "rules",
+            "counterexample",
+            "it contains at least two upright pieces",
+            "it contains at least one upright piece",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["koans"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["koans"][0]["mark"], "black");
+    assert_eq!(doc["pieces"][0]["orientation"], "upright");
+}
+
+#[test]
+fn counterexample_uses_only_the_stash_and_says_the_bound() {
+    koanscope()
+        .args([
+            "rules",
+            "counterexample",
+            "it contains at least one red piece",
+            "it contains at least one large piece",
+            "--stash",
+            "red small 1, blue large 1",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Stand a small red piece (#1) upright",
+        ))
+        .stdout(predicate::str::contains(
+            "Under the secret rule this koan is white",
+        ));
+    // With only large red pieces left, every koan with red has a large piece: no difference.
+    koanscope()
+        .args([
+            "rules",
+            "counterexample",
+            "it contains at least one red piece",
+            "it contains at least one large piece",
+            "--stash",
+            "red large 2, blue small 1",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("No counter-example found"))
+        .stdout(predicate::str::contains("colours: red, blue"));
+    koanscope()
+        .args([
+            "rules",
+            "counterexample",
+            "The structure must contain zero yellow pieces.",
+            "The structure must contain only red, blue, or green pieces.",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "No counter-example found: no koan of up to 3 pieces",
+        ));
+}
+
+#[test]
+fn tight_lipped_counterexample_builds_close_to_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let marked = dir.path().join("marked.json");
+    let out = koanscope()
+        .args([
+            "rules",
+            "eval",
+            "it contains at least two upright pieces",
+            SAMPLE,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    std::fs::write(&marked, &out.stdout).unwrap();
+    let helpful = koanscope()
+        .args([
+            "rules",
+            "counterexample",
+            "it contains no blue pieces",
+            "it contains at most two pieces",
+        ])
+        .output()
+        .unwrap();
+    let tight = koanscope()
+        .args([
+            "rules",
+            "counterexample",
+            "it contains no blue pieces",
+            "it contains at most two pieces",
+            "--style",
+            "tight-lipped",
+            "--table",
+        ])
+        .arg(&marked)
+        .output()
+        .unwrap();
+    assert!(
+        tight.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tight.stderr)
+    );
+    let (helpful, tight) = (
+        String::from_utf8(helpful.stdout).unwrap(),
+        String::from_utf8(tight.stdout).unwrap(),
+    );
+    assert!(
+        helpful.starts_with("Counter-example (1 piece):"),
+        "{helpful}"
+    );
+    // The demo table's koans have 1 to 4 pieces; the tight-lipped koan is not the plain one.
+    assert_ne!(helpful, tight);
+    assert!(tight.contains("Under the secret rule"), "{tight}");
+}
+
+#[test]
+fn a_wider_bound_finds_what_the_default_does_not() {
+    let args = [
+        "rules",
+        "counterexample",
+        "it contains exactly two ungrounded pieces",
+        "it contains at least one tower of at least three pieces",
+    ];
+    koanscope()
+        .args(args)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "No counter-example found: no koan of up to 3 pieces",
+        ));
+    koanscope()
+        .args(args)
+        .args(["--max-arranged", "4"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Counter-example (4 pieces)"))
+        .stdout(predicate::str::contains("on the tip of"));
+}

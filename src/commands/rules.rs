@@ -1,12 +1,29 @@
 //! `koanscope rules ...`: the rule engine at the command line.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Subcommand;
+use koanscope_builder::GeometryRealiser;
 use koanscope_geometry::Engine;
-use koanscope_rules::{Difficulty, Library, ParseError, Parsed, Rule, render};
+use koanscope_rules::{
+    Difficulty, KoanSummary, Library, ParseError, Parsed, Rule, SearchOptions, SearchResult, Stash,
+    Style, find_counterexample, render,
+};
 use koanscope_scene::{Mark, Scene};
+
+/// Prints a line; a closed pipe (`... | head`) ends the output quietly instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                return Ok(());
+            }
+            return Err(anyhow::Error::new(e).context("writing the output"));
+        }
+    };
+}
 
 #[derive(Subcommand)]
 pub enum RulesCommand {
@@ -36,6 +53,38 @@ pub enum RulesCommand {
         #[arg(long)]
         reading: Option<usize>,
     },
+    /// Find a koan the secret rule and a guess mark differently, that can really be built.
+    Counterexample {
+        /// The secret rule.
+        rule: String,
+        /// The guess.
+        guess: String,
+        /// The table (a scene document): the tight-lipped style builds close to its koans.
+        #[arg(long)]
+        table: Option<PathBuf>,
+        /// helpful (small and plain) or tight-lipped (close to the table, or busy).
+        #[arg(long, default_value = "helpful")]
+        style: StyleArg,
+        /// Pieces still in the stash, e.g. "red small 2, blue large 1" (default: any number of
+        /// the four Zendo colours).
+        #[arg(long)]
+        stash: Option<String>,
+        /// Print the counter-example as a scene document instead of in words.
+        #[arg(long)]
+        json: bool,
+        /// Search every arrangement up to this many pieces.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=5))]
+        max_arranged: u8,
+        /// Search pieces standing or lying on their own spots up to this many pieces.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=7))]
+        max_pieces: u8,
+        /// Reading of the rule, when it is indefinite.
+        #[arg(long)]
+        reading: Option<usize>,
+        /// Reading of the guess, when it is indefinite.
+        #[arg(long)]
+        guess_reading: Option<usize>,
+    },
     /// List the rule library.
     List {
         /// Only rules of this difficulty (easy, medium, hard).
@@ -51,7 +100,7 @@ pub fn run(cmd: RulesCommand) -> anyhow::Result<()> {
     match cmd {
         RulesCommand::Check { rule, reading } => {
             let rule = read_rule(&rule, reading, "rule")?;
-            println!("{}", render::rule(&rule));
+            say!("{}", render::rule(&rule));
             Ok(())
         }
         RulesCommand::Eval {
@@ -69,6 +118,31 @@ pub fn run(cmd: RulesCommand) -> anyhow::Result<()> {
             difficulty,
             canonical,
         } => list(difficulty, canonical),
+        RulesCommand::Counterexample {
+            rule,
+            guess,
+            table,
+            style,
+            stash,
+            json,
+            max_arranged,
+            max_pieces,
+            reading,
+            guess_reading,
+        } => counterexample(
+            CounterArgs {
+                rule: &rule,
+                guess: &guess,
+                table: table.as_deref(),
+                style,
+                stash: stash.as_deref(),
+                json,
+                max_arranged: usize::from(max_arranged),
+                max_pieces: usize::from(max_pieces),
+            },
+            reading,
+            guess_reading,
+        ),
     }
 }
 
@@ -138,10 +212,10 @@ fn eval(text: &str, path: &Path, json: bool, reading: Option<usize>) -> anyhow::
                 k.mark = Some(m.mark);
             }
         }
-        println!("{}", scene.to_json_string(true));
+        say!("{}", scene.to_json_string(true));
     } else {
         for m in &marks {
-            println!("koan {}: {}: {}", m.koan, mark_word(m.mark), m.reason);
+            say!("koan {}: {}: {}", m.koan, mark_word(m.mark), m.reason);
         }
     }
     Ok(())
@@ -153,7 +227,7 @@ fn contradictions(text: &str, path: &Path, reading: Option<usize>) -> anyhow::Re
     let check = koanscope_rules::check_guess(&guess, &scene)
         .with_context(|| format!("checking the guess against {}", path.display()))?;
     for c in &check.contradictions {
-        println!(
+        say!(
             "koan {} is marked {} but the guess marks it {}: {}",
             c.koan,
             mark_word(c.marked),
@@ -163,16 +237,16 @@ fn contradictions(text: &str, path: &Path, reading: Option<usize>) -> anyhow::Re
     }
     let marked = check.agreeing + check.contradictions.len();
     if check.contradictions.is_empty() {
-        println!("no koan on the table contradicts the guess ({marked} marked koans checked)");
+        say!("no koan on the table contradicts the guess ({marked} marked koans checked)");
     } else {
-        println!(
+        say!(
             "{} of {marked} marked koans contradict the guess",
             check.contradictions.len()
         );
     }
     if !check.unmarked.is_empty() {
         let ids: Vec<String> = check.unmarked.iter().map(|k| k.to_string()).collect();
-        println!("not marked yet (not checked): koan {}", ids.join(", "));
+        say!("not marked yet (not checked): koan {}", ids.join(", "));
     }
     Ok(())
 }
@@ -183,9 +257,91 @@ fn list(difficulty: Option<Difficulty>, canonical: bool) -> anyhow::Result<()> {
         if difficulty.is_some_and(|d| d != r.difficulty) {
             continue;
         }
-        println!("{:<36} {:<6} {}", r.name, r.difficulty.word(), r.text);
+        say!("{:<36} {:<6} {}", r.name, r.difficulty.word(), r.text);
         if canonical {
-            println!("{:<43} = {}", "", render::rule(&r.rule));
+            say!("{:<43} = {}", "", render::rule(&r.rule));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum StyleArg {
+    Helpful,
+    TightLipped,
+}
+
+struct CounterArgs<'a> {
+    rule: &'a str,
+    guess: &'a str,
+    table: Option<&'a Path>,
+    style: StyleArg,
+    stash: Option<&'a str>,
+    json: bool,
+    max_arranged: usize,
+    max_pieces: usize,
+}
+
+fn counterexample(
+    args: CounterArgs<'_>,
+    reading: Option<usize>,
+    guess_reading: Option<usize>,
+) -> anyhow::Result<()> {
+    let rule = read_rule(args.rule, reading, "rule")?;
+    let guess = read_rule(args.guess, guess_reading, "guess")?;
+    let mut options = SearchOptions {
+        style: match args.style {
+            StyleArg::Helpful => Style::Helpful,
+            StyleArg::TightLipped => Style::TightLipped,
+        },
+        max_arranged: args.max_arranged,
+        max_pieces: args.max_pieces,
+        ..SearchOptions::default()
+    };
+    if let Some(text) = args.stash {
+        let stash = Stash::parse(text)
+            .map_err(|e| anyhow::anyhow!(e))
+            .context("reading --stash")?;
+        options.stash = Some(stash);
+    }
+    if let Some(path) = args.table {
+        let scene = read_scene(path)?;
+        for koan in &scene.koans {
+            let summary = KoanSummary::from_scene(&scene, koan)
+                .with_context(|| format!("reading koan {} of {}", koan.id, path.display()))?;
+            options.table.push(summary);
+        }
+    }
+    let realiser = GeometryRealiser::default();
+    let result = find_counterexample(&rule, &guess, &options, &realiser)
+        .context("searching for a counter-example")?;
+    match result {
+        SearchResult::Found(found) => {
+            if args.json {
+                say!("{}", found.scene.to_json_string(true));
+                return Ok(());
+            }
+            let n = found.plan.pieces.len();
+            say!(
+                "Counter-example ({n} piece{}):",
+                if n == 1 { "" } else { "s" }
+            );
+            for line in found.plan.describe().lines() {
+                say!("  {line}");
+            }
+            say!(
+                "Under the secret rule this koan is {} ({}).",
+                found.rule_mark.word(),
+                found.rule_reason
+            );
+            say!(
+                "Under the guess it is {} ({}).",
+                found.guess_mark.word(),
+                found.guess_reason
+            );
+        }
+        SearchResult::NotFound { bound, candidates } => {
+            say!("No counter-example found: {bound}; {candidates} candidate koans checked.");
         }
     }
     Ok(())

@@ -274,6 +274,34 @@ impl KoanSummary {
                 }
             }
         }
+        // The document's direction pairs (the geometry engine's, or the Master's corrections)
+        // replace the ones computed from the axes above, when it lists any.
+        if !koan.same_direction.is_empty() || !koan.opposite_direction.is_empty() {
+            let (same, opposite, different) = (
+                rel_index(Relation::SameDirection),
+                rel_index(Relation::OppositeDirection),
+                rel_index(Relation::DifferentDirection),
+            );
+            for r in s.rel.iter_mut() {
+                r[same] = 0;
+                r[opposite] = 0;
+            }
+            for [a, b] in &koan.same_direction {
+                if let (Some(i), Some(j)) = (index(*a), index(*b)) {
+                    set(&mut s, i, Relation::SameDirection, j);
+                    set(&mut s, j, Relation::SameDirection, i);
+                }
+            }
+            for [a, b] in &koan.opposite_direction {
+                if let (Some(i), Some(j)) = (index(*a), index(*b)) {
+                    set(&mut s, i, Relation::OppositeDirection, j);
+                    set(&mut s, j, Relation::OppositeDirection, i);
+                }
+            }
+            for i in 0..n {
+                s.rel[i][different] = all & !(1 << i) & !s.rel[i][same];
+            }
+        }
         for [a, b] in &koan.touching {
             if let (Some(i), Some(j)) = (index(*a), index(*b)) {
                 set(&mut s, i, Relation::Touching, j);
@@ -348,6 +376,36 @@ impl KoanSummary {
             s.nests.push(mask);
         }
         Ok(s)
+    }
+
+    /// A coarse description for comparing koans: piece count, pieces per colour, size and
+    /// orientation, grounded pieces, then touching pairs, pointing pairs, towers and nests.
+    pub fn features(&self) -> Vec<u32> {
+        let mut f = vec![self.ids.len() as u32];
+        f.extend(self.color.iter().map(|m| count(*m)));
+        f.extend(self.size.iter().map(|m| count(*m)));
+        f.extend(self.orientation.iter().map(|m| count(*m)));
+        f.push(count(self.grounded));
+        let touching: u32 = self.rel.iter().map(|r| count(r[0])).sum::<u32>() / 2;
+        let pointing: u32 = self.rel.iter().map(|r| count(r[1])).sum();
+        f.push(touching);
+        f.push(pointing);
+        f.push(self.towers.iter().filter(|m| count(**m) >= 2).count() as u32);
+        f.push(self.nests.len() as u32);
+        f
+    }
+
+    /// Repaints the pieces (in koan order) without recompiling anything else: the colour masks
+    /// and "the same color as" are all that depend on colour.
+    pub(crate) fn recolor(&mut self, colors: &[Color]) {
+        self.color = [0; 10];
+        for (i, c) in colors.iter().enumerate().take(self.ids.len()) {
+            self.color[color_index(*c)] |= 1 << i;
+        }
+        let same = rel_index(Relation::SameColor);
+        for (i, c) in colors.iter().enumerate().take(self.ids.len()) {
+            self.rel[i][same] = self.color[color_index(*c)] & !(1 << i);
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -746,13 +804,13 @@ impl KoanSummary {
                 if failing == 0 {
                     format!(
                         "all of its {} are {}",
-                        render::plural_np(domain),
+                        render::domain_np(domain),
                         render::pred_text(pred)
                     )
                 } else {
                     format!(
                         "{failing} of its {} {} not {}",
-                        render::plural_np(domain),
+                        render::domain_np(domain),
                         if failing == 1 { "is" } else { "are" },
                         render::pred_text(pred)
                     )
@@ -762,7 +820,7 @@ impl KoanSummary {
                 let n = self.kinds(*key, self.mask(domain));
                 format!(
                     "its {} show {n} {}",
-                    render::plural_np(domain),
+                    render::domain_np(domain),
                     key_noun(*key, n != 1)
                 )
             }
@@ -788,7 +846,12 @@ impl KoanSummary {
                 let n = self.matching_towers(*size, *stacks);
                 let noun = if *stacks { "stack" } else { "tower" };
                 format!(
-                    "contains {n} {noun}{} of {} pieces",
+                    "contains {} {noun}{} of {} pieces",
+                    if n == 0 {
+                        "no".to_string()
+                    } else {
+                        n.to_string()
+                    },
                     if n == 1 { "" } else { "s" },
                     render::quant_words(*size)
                 )
@@ -796,7 +859,12 @@ impl KoanSummary {
             Cond::Nests { size, .. } => {
                 let n = self.nests.iter().filter(|m| size.holds(count(**m))).count();
                 format!(
-                    "contains {n} nest{} of {} pieces",
+                    "contains {} nest{} of {} pieces",
+                    if n == 0 {
+                        "no".to_string()
+                    } else {
+                        n.to_string()
+                    },
                     if n == 1 { "" } else { "s" },
                     render::quant_words(*size)
                 )
@@ -854,4 +922,29 @@ pub fn mark_scene(rule: &Rule, scene: &Scene) -> Result<Vec<KoanMark>, EvalError
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::library::Library;
+    use crate::sketch::Sketch;
+
+    #[test]
+    fn repainting_a_summary_equals_compiling_the_repainted_koan() {
+        let lib = Library::builtin().unwrap();
+        let shape = "red large upright, red small upright ungrounded, red medium flat, red small upright; tower 0 1; 0 fully-in 1; 2 touches 3";
+        let colours = [Color::Blue, Color::Blue, Color::Green, Color::Red];
+        let mut repainted = Sketch::parse(shape).unwrap().summary().unwrap();
+        repainted.recolor(&colours);
+        let fresh = Sketch::parse(
+            "blue large upright, blue small upright ungrounded, green medium flat, red small upright; tower 0 1; 0 fully-in 1; 2 touches 3",
+        )
+        .unwrap()
+        .summary()
+        .unwrap();
+        for r in &lib.rules {
+            assert_eq!(repainted.white(&r.rule), fresh.white(&r.rule), "{}", r.name);
+        }
+    }
 }

@@ -463,10 +463,7 @@ impl<'a> Parser<'a> {
             }
             // "or both" closes an inclusive either; "or neither" closes a both-or-neither.
             let next = self.word(comma + 1);
-            if next == "neither"
-                || (next == "both" && ENDS.contains(&self.word(comma + 2)))
-                || (next == "both" && self.word(comma + 2) == "or")
-            {
+            if next == "neither" || self.or_both_closes(comma) {
                 break;
             }
             self.pos += comma + 1;
@@ -516,21 +513,24 @@ impl<'a> Parser<'a> {
             return Ok(inner);
         }
         if self.eat("either") {
-            if self.eat_any(&["contain", "contains"]) || self.eat_seq(&["it", "contains"]) {
+            if self.eat_any(&["contain", "contains"]) {
                 self.contains = true;
             }
-            if self.at("both") {
-                return self.both_or_neither(false);
-            }
             let mut items = vec![self.cond_and()?];
-            while self.at("or") && !self.at_seq(&["or", "both"]) {
+            // "either (contain) both A and B or neither": the "either" only opens the phrase.
+            if matches!(items[0], Cond::Iff(..)) && !self.at("or") {
+                return Ok(items.remove(0));
+            }
+            while self.at("or") && !self.or_both_closes(0) {
                 self.pos += 1;
                 items.push(self.cond_and()?);
             }
             if items.len() < 2 {
                 return Err(self.fail(&["or"]));
             }
-            if self.eat_seq(&["or", "both"]) || self.eat_seq(&[",", "or", "both"]) {
+            if self.or_both_closes(0) || self.at(",") && self.or_both_closes(1) {
+                self.eat(",");
+                self.pos += 2;
                 return Ok(Cond::or(items));
             }
             if items.len() == 2
@@ -553,6 +553,14 @@ impl<'a> Parser<'a> {
             return Ok(Cond::not(Cond::or(vec![a, b])));
         }
         self.clause()
+    }
+
+    /// "or both" closing an inclusive "either A or B or both" (not "or both A and B ...").
+    fn or_both_closes(&self, k: usize) -> bool {
+        self.word(k) == "or"
+            && self.word(k + 1) == "both"
+            && (ENDS.contains(&self.word(k + 2))
+                || matches!(self.word(k + 2), "," | "and" | "or" | "but"))
     }
 
     /// "both A and B" (a conjunction) or "both A and B or neither (of these pieces)".
@@ -622,6 +630,39 @@ impl<'a> Parser<'a> {
                 return Ok(c);
             }
         }
+        if !self.contains && self.at("no") && self.number(1).is_some() {
+            // "no two pieces are the same color", "no two pieces point in the same direction".
+            let n = self.number(1).unwrap_or(2);
+            self.pos += 2;
+            let head = self.np_head()?;
+            let filter = self.postmods(head)?;
+            let key = if self.same_direction_predicate() {
+                Key::Direction
+            } else {
+                self.expect_any(&["are", "have"])?;
+                match self.same_key()? {
+                    Some(k) => k,
+                    None => return Err(self.fail(&["the same color", "the same size"])),
+                }
+            };
+            return Ok(Cond::not(Cond::Group {
+                key,
+                filter,
+                quant: Quant::AtLeast(n),
+            }));
+        }
+        if !self.contains && self.at("no") && self.number(1).is_none() {
+            // "no piece is red": nothing passes both.
+            self.pos += 1;
+            let head = self.np_head()?;
+            let domain = self.postmods(head)?;
+            self.expect_any(&["is", "are"])?;
+            let pred = self.pred_or(&domain)?;
+            return Ok(Cond::Count {
+                filter: Filter::and(vec![domain, pred]),
+                quant: Quant::Exactly(0),
+            });
+        }
         if let Some(c) = self.of_its_clause()? {
             self.contains = false;
             return Ok(c);
@@ -668,7 +709,8 @@ impl<'a> Parser<'a> {
             self.pos = save;
             return Ok(None);
         }
-        let domain = self.np_head()?;
+        let head = self.np_head()?;
+        let domain = self.postmods(head)?;
         self.eat_seq(&["in", "it"]);
         self.expect_any(&["are", "is"])?;
         let pred = self.pred_or(&domain)?;
@@ -745,7 +787,9 @@ impl<'a> Parser<'a> {
             self.eat("of");
             self.expect_any(&["its", "the"])?;
         } else {
-            self.eat_seq(&["one", "of", "its"]);
+            if !self.eat_seq(&["one", "of", "its"]) {
+                let _ = self.eat_seq(&["of", "its"]) || self.eat_seq(&["of", "the"]);
+            }
         }
         let domain = self.np_head()?;
         self.eat_seq(&["in", "it"]);
@@ -846,7 +890,7 @@ impl<'a> Parser<'a> {
         self.eat("all");
         if self.eat_any(&["point", "points", "pointing"]) {
             self.eat("in");
-            if self.eat_seq(&["the", "same", "direction"]) {
+            if self.eat_seq(&["the", "same", "direction"]) && !self.at("as") {
                 return true;
             }
         }
@@ -871,7 +915,13 @@ impl<'a> Parser<'a> {
         let Some(first) = first else {
             return Err(self.fail(&["color", "size", "orientation"]));
         };
-        if self.eat("and") {
+        if self.at("and")
+            && matches!(
+                self.word(1),
+                "color" | "colour" | "size" | "orientation" | "colors" | "sizes"
+            )
+        {
+            self.pos += 1;
             let Some(second) = self.key_word() else {
                 return Err(self.fail(&["color", "size"]));
             };
@@ -1052,7 +1102,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A count in front of a noun phrase, or None when the phrase has none (a bare plural).
-    /// `bare_ok`: a lone number is allowed (and recorded as indefinite).
+    /// `record`: remember a lone number as an open reading (its column and word).
     fn quant_prefix(&mut self, record: bool) -> R<Option<Quant>> {
         let w = self.word(0).to_string();
         let w = w.as_str();
@@ -1122,6 +1172,30 @@ impl<'a> Parser<'a> {
 
     /// One item of a "contains" list.
     fn contains_item(&mut self) -> R<Cond> {
+        // "two or three pieces of the same size and color": either exact number.
+        if let (Some(n), "or", Some(m)) = (self.number(0), self.word(1), self.number(2)) {
+            self.pos += 2;
+            // Read the phrase once with the second number, then put the first one in.
+            let open_before = self.indefinite.len();
+            let second = self.contains_item()?;
+            if self.indefinite.len() > open_before {
+                // The second number is not open: "two or three" is exact.
+                self.indefinite.remove(open_before);
+            }
+            let mut exact_m = second.clone();
+            let mut first = second;
+            let mut k = 0;
+            let set = |q: &mut Quant, value: u32, k: &mut usize| {
+                if *k == 0 {
+                    *q = Quant::Exactly(value);
+                }
+                *k += 1;
+            };
+            exact_m.visit_quants(&mut |q| set(q, m, &mut k));
+            k = 0;
+            first.visit_quants(&mut |q| set(q, n, &mut k));
+            return Ok(Cond::or(vec![first, exact_m]));
+        }
         // Comparisons.
         let op = if self.at("more") && self.number(1).is_none() && self.word(1) != "than" {
             Some(CmpOp::More)
@@ -1198,7 +1272,6 @@ impl<'a> Parser<'a> {
                 quant: Quant::AtLeast(1),
             });
         }
-        let column = self.column();
         let quant = self.quant_prefix(true)?;
         // "no two pieces of the same color".
         if quant == Some(Quant::Exactly(0))
@@ -1259,10 +1332,13 @@ impl<'a> Parser<'a> {
             let quant = quant.unwrap_or(Quant::AtLeast(2));
             return Ok(Cond::Group { key, filter, quant });
         }
-        if quant.is_none() && self.at("of") && self.number(1).is_some()
-            || self.at_seq(&["of", "exactly"])
-            || self.at_seq(&["of", "at"])
-        {
+        let count_follows = self.number(1).is_some()
+            || matches!(
+                self.word(1),
+                "exactly" | "at" | "no" | "zero" | "more" | "fewer" | "less"
+            )
+            || (self.word(1) == "an" && matches!(self.word(2), "odd" | "even"));
+        if quant.is_none() && self.at("of") && count_follows {
             self.pos += 1;
             let q = self.count_quant()?;
             let Some(key) = self.kinds_noun() else {
@@ -1281,9 +1357,29 @@ impl<'a> Parser<'a> {
                 quant: quant.unwrap_or(Quant::AtLeast(1)),
             });
         }
+        // "two red pieces or more" settles the number after the noun.
+        let quant = match quant {
+            Some(Quant::Indefinite(n)) if self.at("or") => {
+                let q = if self.eat_seq(&["or", "more"]) {
+                    Some(Quant::AtLeast(n))
+                } else if self.eat_seq(&["or", "fewer"]) || self.eat_seq(&["or", "less"]) {
+                    Some(Quant::AtMost(n))
+                } else {
+                    None
+                };
+                if q.is_some() {
+                    self.indefinite.pop();
+                }
+                q.or(quant)
+            }
+            other => other,
+        };
         // A bare plural ("it contains red pieces") reads as at least one, as the booklet does.
         let quant = quant.unwrap_or(Quant::AtLeast(1));
+        let clause_follows = self.word(3) == "not"
+            && (self.word(4) == "true" || self.word(4) == "the" && self.word(5) == "case");
         if quant == Quant::Exactly(1)
+            && !clause_follows
             && (self.eat_seq(&["and", "it", "is"]) || self.eat_seq(&["and", "it's"]))
         {
             let pred = self.pred_or(&filter)?;
@@ -1310,7 +1406,6 @@ impl<'a> Parser<'a> {
                 },
             ]));
         }
-        let _ = column;
         Ok(count)
     }
 
@@ -1366,6 +1461,13 @@ impl<'a> Parser<'a> {
     }
 
     fn kinds_noun(&mut self) -> Option<Key> {
+        if matches!(self.word(0), "color" | "colors" | "colour" | "colours")
+            && self.word(1) == "and"
+            && matches!(self.word(2), "size" | "sizes")
+        {
+            self.pos += 3;
+            return Some(Key::ColorAndSize);
+        }
         let key = match self.word(0) {
             "color" | "colors" | "colour" | "colours" => Key::Color,
             "size" | "sizes" => Key::Size,
@@ -1497,6 +1599,11 @@ impl<'a> Parser<'a> {
             "flat" => Filter::Orientation(Orientation::Flat),
             "weird" => Filter::Orientation(Orientation::Weird),
             "grounded" => Filter::Grounded(true),
+            "upside-down" => Filter::UpsideDown,
+            "largest" => Filter::Largest,
+            "smallest" => Filter::Smallest,
+            "highest" => Filter::Highest,
+            "lowest" => Filter::Lowest,
             "stacked" => Filter::Stacked,
             "nested" => Filter::rel(Relation::NestedIn, Filter::Any),
             "inserted" => Filter::rel(Relation::InsertedInto, Filter::Any),
@@ -1686,40 +1793,26 @@ impl<'a> Parser<'a> {
 
     /// Does a relation phrase start `k` words ahead?
     fn rel_starts(&self, k: usize) -> bool {
-        matches!(
-            self.word(k),
-            "touching"
-                | "touch"
-                | "touches"
-                | "pointing"
-                | "point"
-                | "points"
-                | "pointed"
-                | "inserted"
-                | "fully"
-                | "partially"
-                | "nested"
-                | "inside"
-                | "within"
-                | "holding"
-                | "on"
-                | "under"
-                | "beneath"
-                | "below"
-                | "underneath"
-                | "stacked"
-                | "higher"
-                | "lower"
-                | "larger"
-                | "bigger"
-                | "smaller"
-        ) || (self.word(k) == "first" && self.word(k + 1) == "pointing")
-            || (self.word(k) == "in" && matches!(self.word(k + 1), "a" | "contact"))
-            || (self.word(k) == "at" && self.word(k + 1) == "the")
-            || (self.word(k) == "off" && self.word(k + 1) == "the")
-            || (self.word(k) == "with" && matches!(self.word(k + 1), "a" | "an" | "another"))
-            || (self.word(k) == "the" && self.word(k + 1) == "same")
-            || (self.word(k) == "of" && self.word(k + 1) == "the" && self.word(k + 2) == "same")
+        let next = self.word(k + 1);
+        match self.word(k) {
+            "touching" | "touch" | "touches" | "pointing" | "point" | "points" | "fully"
+            | "partially" | "inside" | "within" | "holding" | "under" | "beneath" | "below"
+            | "underneath" => true,
+            // Words that are also adjectives start a relation only with their preposition.
+            "nested" => matches!(next, "in" | "inside" | "within"),
+            "inserted" => matches!(next, "into" | "in"),
+            "stacked" => next == "on",
+            "pointed" => next == "at",
+            "higher" | "lower" | "larger" | "bigger" | "smaller" => next == "than",
+            "on" => matches!(next, "top" | "the" | "a" | "an" | "another"),
+            "first" => next == "pointing",
+            "in" => matches!(next, "a" | "contact"),
+            "at" | "off" => next == "the",
+            "with" => matches!(next, "a" | "an" | "another"),
+            "the" => next == "same",
+            "of" => next == "the" && self.word(k + 2) == "same",
+            _ => false,
+        }
     }
 
     /// One relation phrase, already resolved to the filter of the pieces it describes.
@@ -1954,6 +2047,16 @@ impl<'a> Parser<'a> {
             self.expect(")")?;
             return Ok(Filter::and(vec![head, p]));
         }
+        // A relative clause belongs to the nearest noun: "pointing at a piece that is upright".
+        if matches!(self.word(0), "that" | "which")
+            && self.word(1) == "is"
+            && self.pred_starts(2)
+            && !self.group_suffix_at(0)
+        {
+            self.pos += 2;
+            let p = self.pred_or(&head)?;
+            return Ok(Filter::and(vec![head, p]));
+        }
         Ok(head)
     }
 
@@ -1978,11 +2081,11 @@ impl<'a> Parser<'a> {
     }
 
     fn pred_starts(&self, k: usize) -> bool {
-        (self.word(k) == "not"
-            || self.word(k) == "("
+        // A bracket opens a predicate only if a predicate word follows ("(it contains" does not).
+        self.word(k) == "not"
+            || (self.word(k) == "(" && self.pos + k < self.tokens.len() && self.pred_starts(k + 1))
             || self.adjective_at(k).is_some()
-            || self.rel_starts(k))
-            && self.word(k) != "with"
+            || self.rel_starts(k)
     }
 
     fn pred_unary(&mut self, head: &Filter) -> R<Filter> {

@@ -54,11 +54,18 @@ fn cond_at(c: &Cond, level: Level) -> String {
             cond_at(a, Level::AndItem),
             cond_at(b, Level::AndItem)
         ),
-        Cond::Iff(a, b) if contains_item(a).is_some() && contains_item(b).is_some() => format!(
-            "it contains both {} and {} or neither of these",
-            contains_item(a).unwrap_or_default(),
-            contains_item(b).unwrap_or_default()
-        ),
+        Cond::Iff(a, b)
+            if contains_item(a).is_some()
+                && contains_item(b).is_some()
+                && !matches!(**a, Cond::Unique { .. })
+                && !matches!(**b, Cond::Unique { .. }) =>
+        {
+            format!(
+                "it contains both {} and {} or neither of these",
+                contains_item(a).unwrap_or_default(),
+                contains_item(b).unwrap_or_default()
+            )
+        }
         Cond::Iff(a, b) => format!(
             "both {} and {} or neither",
             cond_at(a, Level::Unary),
@@ -191,6 +198,7 @@ fn explicit_clause(c: &Cond) -> String {
             let q = match quant {
                 Quant::Odd => "odd".to_string(),
                 Quant::Even => "even".to_string(),
+                Quant::Exactly(n) => format!("exactly {}", number(*n)),
                 q => quant_words(*q),
             };
             if *filter == Filter::Any {
@@ -297,7 +305,7 @@ pub fn np(f: &Filter, plural: bool) -> String {
 /// A domain that is one superlative reads best as an adjective ("all of its largest pieces");
 /// elsewhere "largest red piece" could mean the largest of the red ones, so a superlative is said
 /// as "among the largest pieces".
-fn domain_np(f: &Filter) -> String {
+pub(crate) fn domain_np(f: &Filter) -> String {
     np_with(f, true, superlative(f).is_some())
 }
 
@@ -410,9 +418,11 @@ fn object(f: &Filter) -> String {
     if *f == Filter::Any {
         return "another piece".into();
     }
+    // Superlatives are said as "among the largest pieces", which would attach to the outer noun.
+    let plain = |p: &Filter| adjective(p).is_some() && superlative(p).is_none();
     let simple = match f {
-        Filter::And(v) => v.iter().all(|p| adjective(p).is_some()),
-        other => adjective(other).is_some(),
+        Filter::And(v) => v.iter().all(plain),
+        other => plain(other),
     };
     let phrase = if simple {
         np(f, false)

@@ -81,3 +81,20 @@ fn guesses_contradicted_by_the_table_are_listed() {
     let ids: Vec<u32> = check.contradictions.iter().map(|c| c.koan).collect();
     assert_eq!(ids, [1]);
 }
+
+#[test]
+fn direction_pairs_listed_by_the_document_are_used() {
+    let rule =
+        parse_rule("it contains at least two pieces pointing in the same direction").unwrap();
+    // Both pieces of koan 0 stand upright: from their axes they point the same way.
+    let scene = Scene::from_json_str(SCENE).unwrap();
+    assert_eq!(mark_scene(&rule, &scene).unwrap()[0].mark, Mark::White);
+    // A document that lists its direction pairs (the geometry engine's, or a Master's
+    // correction) is taken at its word.
+    let corrected = SCENE.replace(
+        r#""touching": [[0, 1]], "mark""#,
+        r#""touching": [[0, 1]], "opposite_direction": [[0, 1]], "mark""#,
+    );
+    let scene = Scene::from_json_str(&corrected).unwrap();
+    assert_eq!(mark_scene(&rule, &scene).unwrap()[0].mark, Mark::Black);
+}
