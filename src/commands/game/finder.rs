@@ -1,15 +1,15 @@
-//! koanscope's own search for koans a rule marks a given way, and for counter-examples: small
-//! real koans (poses, then the geometry engine), smallest first, so the Master's koan is the
-//! plainest that does the job (the booklet's "helpful" style).
-//!
-//! The rule engine is gaining a counter-example search of its own (build plans on branch
-//! `rules`); this one stands in behind the game's `CounterExamples` trait until it lands.
+//! koanscope as the Master's hands: koans a rule marks a given way (the initial koans), and
+//! counter-examples. Counter-examples come from the rule engine's search (build plans realised
+//! by the builder and checked by the geometry engine, the booklet's "helpful" style); this
+//! module's own small candidates (single pieces, pairs, towers, nests, threes) back it up and
+//! give the initial koans.
 
 use std::cell::OnceCell;
 use std::path::Path;
 
+use koanscope_builder::GeometryRealiser;
 use koanscope_game::master::CounterExamples;
-use koanscope_rules::{Rule, mark_scene};
+use koanscope_rules::{Rule, SearchOptions, SearchResult, find_counterexample, mark_scene};
 use koanscope_scene::{Mark, Scene};
 
 use super::koan_text::koan_from_text;
@@ -114,6 +114,19 @@ impl Finder {
 
 impl CounterExamples for Finder {
     fn find(&self, secret: &Rule, guess: &Rule, _table: &Scene) -> Result<Option<Scene>, String> {
+        // The rule engine's search first: it looks further (up to five pieces, arrangements).
+        let searched = find_counterexample(
+            secret,
+            guess,
+            &SearchOptions::default(),
+            &GeometryRealiser::default(),
+        );
+        if let Ok(SearchResult::Found(found)) = searched
+            && found.scene.koans.len() == 1
+        {
+            return Ok(Some(found.scene));
+        }
+        // Not found within its bound (or not buildable): the candidates here differ in shape.
         Ok(self
             .candidates()
             .iter()
@@ -129,6 +142,33 @@ impl CounterExamples for Finder {
 mod tests {
     use super::*;
     use koanscope_rules::Library;
+
+    #[test]
+    fn the_counter_example_disproves_the_guess_and_an_equivalent_guess_stands() {
+        let finder = Finder::default();
+        let rule = koanscope_rules::parse_rule(
+            "The structure must contain exactly two Medium-sized pyramids.",
+        )
+        .expect("rule");
+        let flat =
+            koanscope_rules::parse_rule("The structure must contain at least one flat piece.")
+                .expect("guess");
+        let scene = finder
+            .find(&rule, &flat, &Scene::default())
+            .expect("search")
+            .expect("a counter-example exists");
+        assert_ne!(Finder::mark(&rule, &scene), Finder::mark(&flat, &scene));
+        let same = koanscope_rules::parse_rule(
+            "A koan has the Buddha-nature if it contains exactly two medium pieces.",
+        )
+        .expect("guess");
+        assert_eq!(
+            finder
+                .find(&rule, &same, &Scene::default())
+                .expect("search"),
+            None
+        );
+    }
 
     #[test]
     fn koanscope_finds_initial_koans_for_every_library_rule() {
