@@ -39,6 +39,20 @@ enum Command {
     Analyze(commands::analyze::Args),
     /// Calibrate from a dataset, analyse every scene and compare with its truth.
     Eval(commands::eval::Args),
+    /// A game of Zendo: set it up, play moves from a script.
+    Game {
+        #[command(subcommand)]
+        command: commands::game::GameCommand,
+    },
+    /// The games in the session store.
+    Sessions {
+        #[command(subcommand)]
+        command: commands::sessions::SessionsCommand,
+    },
+    /// A game's history, step by step.
+    Replay(commands::replay::Args),
+    /// A game on one HTML page: koans, marks and reasons, Mondo answers, guesses, the rule.
+    Report(commands::report::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -52,6 +66,10 @@ fn main() -> std::process::ExitCode {
         Command::Calibrate(command) => commands::calibrate::run(command),
         Command::Analyze(args) => commands::analyze::run(args),
         Command::Eval(args) => commands::eval::run(args),
+        Command::Game { command } => commands::game::run(command),
+        Command::Sessions { command } => commands::sessions::run(command),
+        Command::Replay(args) => commands::replay::run(args),
+        Command::Report(args) => commands::report::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
