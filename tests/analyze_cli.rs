@@ -2,28 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+mod common;
+
+use common::{dataset, koanscope};
 use predicates::prelude::*;
-
-fn dataset() -> Option<PathBuf> {
-    let path = std::env::var_os("KOANSCOPE_DATASET")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/dev"));
-    if path.join("intrinsics").is_dir() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "the dev dataset is missing at {}: set KOANSCOPE_DATASET to the folder holding intrinsics/ and D1..D3/",
-        path.display()
-    );
-    eprintln!("skipped: no dataset at {}", path.display());
-    None
-}
-
-fn koanscope() -> Command {
-    Command::cargo_bin("koanscope").expect("the binary is built")
-}
 
 /// A full calibration for setup D1, made with the CLI itself.
 fn calibrate_d1(dataset: &Path, dir: &Path) -> PathBuf {

@@ -6,50 +6,14 @@
 //! pointing across such gaps) is judged separately: relations are also checked within the
 //! truth's own koans, as a Master who regrouped by hand would see them.
 
-use std::path::PathBuf;
+mod common;
 
-use assert_cmd::Command;
-
-fn dataset() -> Option<PathBuf> {
-    let dir = std::env::var_os("KOANSCOPE_DATASET")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/dev")
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have the dataset at {}",
-        dir.display()
-    );
-    eprintln!("dataset not found at {}: skipped outside CI", dir.display());
-    None
-}
+use common::dataset;
 
 #[test]
 fn true_poses_reproduce_the_true_attributes_and_relations() {
     let Some(dir) = dataset() else { return };
-    let out_dir = tempfile::tempdir().unwrap();
-    let json = out_dir.path().join("agreement.json");
-    let out = Command::cargo_bin("koanscope")
-        .unwrap()
-        .arg("geometry-check")
-        .arg(&dir)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // The per-aspect table, so a CI log shows the figures.
-    println!("{}", String::from_utf8_lossy(&out.stdout));
-    let figures: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let figures = common::figures_json(&["geometry-check".as_ref(), dir.as_os_str()]);
     let rate = |section: &str, aspect: &str| {
         let t = &figures[section]["aspects"][aspect];
         t["agree"].as_f64().unwrap() / t["total"].as_f64().unwrap()

@@ -3,26 +3,11 @@
 //! checkout without `../shared`: calibrate from the bundled views, analyse every scene, compare
 //! with the bundled truth. Floors catch breakage; the figures themselves are in the README.
 
-use assert_cmd::Command;
+mod common;
 
 #[test]
 fn eval_on_the_bundled_samples_finds_the_pieces() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("figures.json");
-    let out = Command::cargo_bin("koanscope")
-        .unwrap()
-        .args(["eval", "sample_images", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    println!("{}", String::from_utf8_lossy(&out.stdout));
-    let figures: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let figures = common::figures_json(&["eval".as_ref(), "sample_images".as_ref()]);
     let all = figures
         .as_array()
         .and_then(|rows| rows.iter().find(|r| r["setup"] == "all"))

@@ -1,0 +1,50 @@
+//! What the app's end-to-end tests share: the binary, and the rendered dev dataset.
+
+#![allow(dead_code)] // each test file uses its own part of this
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+pub fn koanscope() -> Command {
+    Command::cargo_bin("koanscope").expect("the binary is built")
+}
+
+/// The rendered dev dataset (`../shared/datasets/dev`, or `$KOANSCOPE_DATASET`). Outside CI a
+/// missing dataset skips the test with a message; in CI it is a failure.
+pub fn dataset() -> Option<PathBuf> {
+    let path = std::env::var_os("KOANSCOPE_DATASET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/dev"));
+    if path.join("intrinsics").is_dir() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the dev dataset is missing at {}: set KOANSCOPE_DATASET to the folder holding intrinsics/ and D1..D3/",
+        path.display()
+    );
+    eprintln!("skipped: no dataset at {}", path.display());
+    None
+}
+
+/// Runs `koanscope ARGS --json FILE` and returns what it wrote there (stdout is printed, so a
+/// CI log shows the figures).
+pub fn figures_json(args: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let json = dir.path().join("figures.json");
+    let out = koanscope()
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{}", String::from_utf8_lossy(&out.stdout));
+    serde_json::from_slice(&std::fs::read(&json).expect("figures written"))
+        .expect("figures are JSON")
+}
