@@ -135,6 +135,15 @@ fn bits(mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// How many pieces have value `me`, and how many have each other value.
+fn mine_and_others(masks: &[u64], me: usize) -> (u32, Vec<u32>) {
+    let others = (0..masks.len())
+        .filter(|i| *i != me)
+        .map(|i| count(masks[i]))
+        .collect();
+    (count(masks[me]), others)
+}
+
 fn count(mask: u64) -> u32 {
     mask.count_ones()
 }
@@ -541,30 +550,9 @@ impl KoanSummary {
 
     fn attr_counts(&self, v: AttrValue) -> (u32, Vec<u32>) {
         match v {
-            AttrValue::Color(c) => {
-                let me = color_index(c);
-                let others = (0..10)
-                    .filter(|i| *i != me)
-                    .map(|i| count(self.color[i]))
-                    .collect();
-                (count(self.color[me]), others)
-            }
-            AttrValue::Size(sz) => {
-                let me = size_index(sz);
-                let others = (0..3)
-                    .filter(|i| *i != me)
-                    .map(|i| count(self.size[i]))
-                    .collect();
-                (count(self.size[me]), others)
-            }
-            AttrValue::Orientation(o) => {
-                let me = orientation_index(o);
-                let others = (0..3)
-                    .filter(|i| *i != me)
-                    .map(|i| count(self.orientation[i]))
-                    .collect();
-                (count(self.orientation[me]), others)
-            }
+            AttrValue::Color(c) => mine_and_others(&self.color, color_index(c)),
+            AttrValue::Size(sz) => mine_and_others(&self.size, size_index(sz)),
+            AttrValue::Orientation(o) => mine_and_others(&self.orientation, orientation_index(o)),
         }
     }
 

@@ -803,20 +803,7 @@ impl<'a> Parser<'a> {
                 domain.clone(),
                 Filter::rel(Relation::DifferentDirection, domain.clone()),
             ]);
-            let none_differ = Cond::Count {
-                filter: differ,
-                quant: Quant::Exactly(0),
-            };
-            let readings = vec![
-                none_differ.clone(),
-                Cond::and(vec![
-                    Cond::Count {
-                        filter: domain.clone(),
-                        quant: Quant::AtLeast(2),
-                    },
-                    none_differ,
-                ]),
-            ];
+            let readings = vacuous_or_not(&domain, differ, 2);
             let c = self.mu(
                 column,
                 start,
@@ -859,20 +846,8 @@ impl<'a> Parser<'a> {
             return Ok(Cond::All { domain, pred });
         }
         let end = self.pos;
-        let failing = Cond::Count {
-            filter: Filter::and(vec![domain.clone(), Filter::not(pred.clone())]),
-            quant: Quant::Exactly(0),
-        };
-        let readings = vec![
-            failing.clone(),
-            Cond::and(vec![
-                Cond::Count {
-                    filter: domain.clone(),
-                    quant: Quant::AtLeast(1),
-                },
-                failing,
-            ]),
-        ];
+        let failing = Filter::and(vec![domain.clone(), Filter::not(pred.clone())]);
+        let readings = vacuous_or_not(&domain, failing, 1);
         let c = self.mu(
             column,
             start,
@@ -2118,4 +2093,18 @@ impl<'a> Parser<'a> {
         }
         Err(self.fail(&["upright", "flat", "red", "touching", "pointing at", "not"]))
     }
+}
+
+/// The two readings of "all its X …" when there may be too few X: true when none of `failing`
+/// exists (vacuously so, the western reading), or only when there are at least `minimum` X too.
+fn vacuous_or_not(domain: &Filter, failing: Filter, minimum: u32) -> Vec<Cond> {
+    let none_fail = Cond::Count {
+        filter: failing,
+        quant: Quant::Exactly(0),
+    };
+    let enough = Cond::Count {
+        filter: domain.clone(),
+        quant: Quant::AtLeast(minimum),
+    };
+    vec![none_fail.clone(), Cond::and(vec![enough, none_fail])]
 }
