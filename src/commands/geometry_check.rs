@@ -111,24 +111,21 @@ fn grouping_only(koan: &Koan) -> Koan {
 }
 
 fn truth_files(dataset: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let mut visit = |dir: &Path| -> anyhow::Result<()> {
-        for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-            let path = entry?.path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.starts_with("scene_") && name.ends_with(".json") {
-                files.push(path);
-            }
-        }
-        Ok(())
+    let is_truth = |path: &Path| {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name.starts_with("scene_") && name.ends_with(".json")
     };
-    visit(dataset)?;
-    for entry in
-        std::fs::read_dir(dataset).with_context(|| format!("reading {}", dataset.display()))?
-    {
-        let path = entry?.path();
+    let entries = |dir: &Path| -> anyhow::Result<Vec<PathBuf>> {
+        let read = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+        Ok(read.filter_map(|e| e.ok().map(|e| e.path())).collect())
+    };
+    // Truth files in the folder itself and one level down (a dataset of setups).
+    let mut files = Vec::new();
+    for path in entries(dataset)? {
         if path.is_dir() {
-            visit(&path)?;
+            files.extend(entries(&path)?.into_iter().filter(|p| is_truth(p)));
+        } else if is_truth(&path) {
+            files.push(path);
         }
     }
     files.sort();

@@ -341,7 +341,8 @@ impl Engine {
                     detail.pointing.push(PointingDetail {
                         a: from.id,
                         b: to.id,
-                        distance_mm: f64::NAN,
+                        // A miss has no entry point along the ray.
+                        distance_mm: -1.0,
                         rank: 0,
                         margin_mm: round_to(meeting.margin, 4),
                         holds: false,
@@ -379,13 +380,6 @@ impl Engine {
                 }
             }
         }
-        // A miss has no distance along the ray; keep the document valid JSON.
-        for d in &mut detail.pointing {
-            if d.distance_mm.is_nan() {
-                d.distance_mm = -1.0;
-            }
-        }
-
         // Direction: axes within the threshold of parallel or anti-parallel.
         let mut same_direction = Vec::new();
         let mut opposite_direction = Vec::new();

@@ -100,7 +100,7 @@ pub struct TouchingDetail {
 pub struct PointingDetail {
     pub a: PieceId,
     pub b: PieceId,
-    /// Length along the bent ray from the apex to where it enters `b`.
+    /// Length along the bent ray from the apex to where it enters `b` (-1 for a near miss).
     pub distance_mm: f64,
     /// Position among `a`'s targets, 0 for the first piece pointed at.
     #[serde(default)]
