@@ -45,5 +45,7 @@ pub use game::{
     Phase, Revealed, RoundScore, Student,
 };
 pub use koan::{KoanNo, check_koan_scene, fingerprint, table_scene};
-pub use store::{Durability, SessionId, SessionInfo, Store, StoreError, StoredEvent};
+pub use store::{
+    Durability, LoggedCorrection, SessionId, SessionInfo, Store, StoreError, StoredEvent,
+};
 pub use vocab::{Vocabulary, Words, parse_mark};

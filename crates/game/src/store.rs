@@ -63,6 +63,26 @@ const MIGRATIONS: &[&str] = &[
     );",
     // 2: the winner, so `sessions list` need not replay every game.
     "ALTER TABLE sessions ADD COLUMN winner TEXT;",
+    // 3: the Master's corrections of what the camera saw, each with its frame (a table's own
+    // labelled data), and moves taken back with undo (kept, never deleted).
+    "CREATE TABLE corrections (
+        id INTEGER PRIMARY KEY,
+        session INTEGER NOT NULL REFERENCES sessions(id),
+        at_ms INTEGER NOT NULL,
+        koan INTEGER NOT NULL,
+        what TEXT NOT NULL,
+        seen TEXT NOT NULL,
+        corrected TEXT NOT NULL,
+        frame_png BLOB
+    );
+    CREATE TABLE undone (
+        session INTEGER NOT NULL REFERENCES sessions(id),
+        seq INTEGER NOT NULL,
+        at_ms INTEGER NOT NULL,
+        undone_ms INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        body TEXT NOT NULL
+    );",
 ];
 
 /// Why the store could not do what was asked.
@@ -87,6 +107,8 @@ pub enum StoreError {
     NameTaken(String),
     #[error("the store was written by a newer koanscope (schema {found}, this one knows {known})")]
     NewerSchema { found: u32, known: u32 },
+    #[error("nothing to undo: only the set-up is logged")]
+    NothingToUndo,
     #[error("a stored scene document is unreadable: {0}")]
     Scene(#[from] koanscope_scene::SceneError),
 }
@@ -112,6 +134,21 @@ pub struct StoredEvent {
     pub seq: u64,
     pub at_ms: i64,
     pub event: Event,
+}
+
+/// A correction the Master made to what the camera saw, as logged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoggedCorrection {
+    pub at_ms: i64,
+    /// The tracker's id of the koan corrected.
+    pub koan: u64,
+    /// The correction in words ("piece 3 is blue, not green").
+    pub what: String,
+    /// The koan as the camera saw it, and as the Master corrected it.
+    pub seen: Scene,
+    pub corrected: Scene,
+    /// The frame the correction was made on, as PNG, when the table keeps frames.
+    pub frame_png: Option<Vec<u8>>,
 }
 
 /// What a committed event survives.
@@ -466,6 +503,106 @@ impl Store {
             out.push(info);
         }
         Ok(out)
+    }
+
+    /// Logs a correction of what the camera saw, with the frame it was made on.
+    pub fn log_correction(
+        &mut self,
+        session: SessionId,
+        correction: &LoggedCorrection,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO corrections (session, at_ms, koan, what, seen, corrected, frame_png)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                session,
+                correction.at_ms,
+                correction.koan as i64,
+                correction.what,
+                correction.seen.to_json_string(false),
+                correction.corrected.to_json_string(false),
+                correction.frame_png
+            ])?;
+        Ok(())
+    }
+
+    /// The corrections logged in a session, oldest first.
+    pub fn corrections(&self, session: SessionId) -> Result<Vec<LoggedCorrection>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT at_ms, koan, what, seen, corrected, frame_png FROM corrections
+             WHERE session = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([session], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, Option<Vec<u8>>>(5)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (at_ms, koan, what, seen, corrected, frame_png) = row?;
+            out.push(LoggedCorrection {
+                at_ms,
+                koan: koan as u64,
+                what,
+                seen: Scene::from_json_str(&seen)?,
+                corrected: Scene::from_json_str(&corrected)?,
+                frame_png,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Takes back the session's last move (not its set-up): the event moves to the `undone`
+    /// table, so nothing logged is lost, and the game is folded again without it.
+    pub fn undo_last(&mut self, session: SessionId) -> Result<Game, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let last: Option<(i64, i64, String, String)> = tx
+            .query_row(
+                "SELECT seq, at_ms, kind, body FROM events WHERE session = ?1
+                 ORDER BY seq DESC LIMIT 1",
+                [session],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()?;
+        let Some((seq, at_ms, kind, body)) = last else {
+            return Err(StoreError::NoSession(session.to_string()));
+        };
+        if seq == 0 {
+            return Err(StoreError::NothingToUndo);
+        }
+        tx.execute(
+            "INSERT INTO undone (session, seq, at_ms, undone_ms, kind, body)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![session, seq, at_ms, now_ms(), kind, body],
+        )?;
+        tx.execute(
+            "DELETE FROM event_koans WHERE session = ?1 AND seq = ?2",
+            params![session, seq],
+        )?;
+        tx.execute(
+            "DELETE FROM events WHERE session = ?1 AND seq = ?2",
+            params![session, seq],
+        )?;
+        tx.execute(
+            "UPDATE sessions SET events = ?2, updated_ms = ?3 WHERE id = ?1",
+            params![session, seq, now_ms()],
+        )?;
+        tx.commit()?;
+        let game = self.resume(session)?;
+        self.conn.execute(
+            "UPDATE sessions SET status = ?2 WHERE id = ?1",
+            params![session, game.describe_phase()],
+        )?;
+        Ok(game)
     }
 
     /// A session by number or by name.

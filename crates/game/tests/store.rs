@@ -118,3 +118,64 @@ fn the_sessions_list_shows_each_game_and_its_winner() {
     assert_eq!(list[0].students, vec!["Cat".to_string(), "Dan".to_string()]);
     assert!(list[0].status.contains("initial koans"));
 }
+
+#[test]
+fn undo_takes_back_the_last_move_and_keeps_it_in_the_books() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.sqlite");
+    let s = secret(TWO_MEDIUM);
+    let mut store = Store::open(&path).unwrap();
+    let (id, mut g) = store
+        .start(None, &setup(Mode::Standard, &["Bob", "Cat"], &s), &s)
+        .unwrap();
+    assert!(matches!(
+        store.undo_last(id),
+        Err(StoreError::NothingToUndo)
+    ));
+    store
+        .play(
+            id,
+            &mut g,
+            &initial(White, "blue medium flat, red medium upright"),
+        )
+        .unwrap();
+    let before = g.clone();
+    store
+        .play(id, &mut g, &initial(Black, "red large upright"))
+        .unwrap();
+    assert_eq!(g.koans().len(), 2);
+    let undone = store.undo_last(id).unwrap();
+    assert_eq!(undone, before, "the game is as it was before the move");
+    drop(store);
+    // Reopened, the move stays undone, and a new move takes its place.
+    let mut store = Store::open(&path).unwrap();
+    let mut g = store.resume(id).unwrap();
+    assert_eq!(g.koans().len(), 1);
+    store
+        .play(id, &mut g, &initial(Black, "green small flat"))
+        .unwrap();
+    assert_eq!(store.events(id).unwrap().len(), 3);
+    assert_eq!(store.resume(id).unwrap(), g);
+}
+
+#[test]
+fn a_correction_is_logged_with_its_frame() {
+    let mut store = Store::open_in_memory().unwrap();
+    let s = secret(TWO_MEDIUM);
+    let (id, _) = store
+        .start(None, &setup(Mode::Standard, &["Bob", "Cat"], &s), &s)
+        .unwrap();
+    let seen = koan("green medium upright");
+    let corrected = koan("blue medium upright");
+    let logged = koanscope_game::LoggedCorrection {
+        at_ms: 17,
+        koan: 4,
+        what: "piece 0 is blue, not green".into(),
+        seen: seen.clone(),
+        corrected: corrected.clone(),
+        frame_png: Some(vec![0x89, b'P', b'N', b'G']),
+    };
+    store.log_correction(id, &logged).unwrap();
+    let back = store.corrections(id).unwrap();
+    assert_eq!(back, vec![logged]);
+}
