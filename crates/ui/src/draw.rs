@@ -1,0 +1,281 @@
+//! Painting shared by both views: the frame fitted into the space given, and koans, pieces,
+//! stones and sketches over it. Positions come in frame pixels and are mapped to the screen
+//! through one `screen_from_frame` transform.
+
+use egui::emath::RectTransform;
+use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, TextureHandle, Ui, Vec2};
+use koanscope_scene::{Color, Mark, Orientation, Piece, Scene};
+
+use crate::feed::{Picture, PieceShape, PointPx};
+
+/// The frame's texture, uploaded again only when a new frame arrives.
+#[derive(Default)]
+pub struct PictureCache {
+    texture: Option<(u64, TextureHandle)>,
+}
+
+impl PictureCache {
+    fn texture(&mut self, ui: &Ui, frame: u64, picture: &Picture) -> TextureHandle {
+        let image = || {
+            egui::ColorImage::from_rgba_unmultiplied(
+                [picture.width as usize, picture.height as usize],
+                &picture.rgba,
+            )
+        };
+        match &mut self.texture {
+            Some((shown, handle)) if *shown == frame => handle.clone(),
+            Some((shown, handle)) => {
+                handle.set(image(), egui::TextureOptions::LINEAR);
+                *shown = frame;
+                handle.clone()
+            }
+            None => {
+                let handle =
+                    ui.ctx()
+                        .load_texture("table-frame", image(), egui::TextureOptions::LINEAR);
+                self.texture = Some((frame, handle.clone()));
+                handle
+            }
+        }
+    }
+}
+
+/// The frame drawn as large as fits, keeping its aspect; returns the map from frame pixels to
+/// the screen and the response (for clicks on the picture).
+pub fn picture(
+    ui: &mut Ui,
+    cache: &mut PictureCache,
+    frame: u64,
+    picture: Option<&Picture>,
+    fallback_size: [u32; 2],
+) -> (RectTransform, egui::Response) {
+    let (w, h) = picture
+        .map(|p| (p.width as f32, p.height as f32))
+        .unwrap_or((fallback_size[0] as f32, fallback_size[1] as f32));
+    let avail = ui.available_size();
+    let scale = (avail.x / w).min(avail.y / h).max(0.05);
+    let (response, painter) = ui.allocate_painter(Vec2::new(w * scale, h * scale), Sense::click());
+    let rect = response.rect;
+    match picture {
+        Some(p) => {
+            let texture = cache.texture(ui, frame, p);
+            painter.image(
+                texture.id(),
+                rect,
+                Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0)),
+                Color32::WHITE,
+            );
+        }
+        None => {
+            painter.rect_filled(rect, 0.0, Color32::from_gray(30));
+            painter.text(
+                rect.center(),
+                Align2::CENTER_CENTER,
+                "waiting for the first frame…",
+                FontId::proportional(18.0),
+                Color32::LIGHT_GRAY,
+            );
+        }
+    }
+    let screen_from_frame =
+        RectTransform::from_to(Rect::from_min_size(Pos2::ZERO, Vec2::new(w, h)), rect);
+    (screen_from_frame, response)
+}
+
+/// The colour a piece is drawn in.
+pub fn piece_color(color: Color) -> Color32 {
+    match color {
+        Color::Red => Color32::from_rgb(230, 40, 40),
+        Color::Yellow => Color32::from_rgb(255, 215, 0),
+        Color::Green => Color32::from_rgb(40, 190, 60),
+        Color::Blue => Color32::from_rgb(40, 110, 255),
+        Color::Black => Color32::from_rgb(25, 25, 25),
+        Color::Orange => Color32::from_rgb(255, 140, 0),
+        Color::Cyan => Color32::from_rgb(0, 220, 230),
+        Color::Purple => Color32::from_rgb(160, 50, 200),
+        Color::White | Color::Clear => Color32::from_rgb(245, 245, 245),
+    }
+}
+
+pub fn to_screen(t: &RectTransform, p: &PointPx) -> Pos2 {
+    t.transform_pos(Pos2::new(p[0], p[1]))
+}
+
+/// A closed outline.
+pub fn outline(ui: &Ui, t: &RectTransform, points: &[PointPx], stroke: Stroke) {
+    if points.len() < 2 {
+        return;
+    }
+    let pts: Vec<Pos2> = points.iter().map(|p| to_screen(t, p)).collect();
+    ui.painter().add(Shape::closed_line(pts, stroke));
+}
+
+/// A dashed closed outline (a ghost, a koan still settling).
+pub fn dashed_outline(ui: &Ui, t: &RectTransform, points: &[PointPx], stroke: Stroke) {
+    if points.len() < 2 {
+        return;
+    }
+    let mut pts: Vec<Pos2> = points.iter().map(|p| to_screen(t, p)).collect();
+    pts.push(pts[0]);
+    ui.painter()
+        .extend(Shape::dashed_line(&pts, stroke, 8.0, 6.0));
+}
+
+/// The top of an outline (where labels and stones go), in screen points.
+pub fn top_of(t: &RectTransform, points: &[PointPx]) -> Option<Pos2> {
+    let top = points.iter().min_by(|a, b| a[1].total_cmp(&b[1]))?;
+    let xs: Vec<f32> = points.iter().map(|p| p[0]).collect();
+    let mid_x = (xs.iter().copied().fold(f32::MAX, f32::min)
+        + xs.iter().copied().fold(f32::MIN, f32::max))
+        / 2.0;
+    Some(t.transform_pos(Pos2::new(mid_x, top[1])))
+}
+
+/// A marking stone, as on the table: white with a dark rim, black with a light one.
+pub fn stone(ui: &Ui, centre: Pos2, radius: f32, mark: Mark) {
+    let (fill, rim) = match mark {
+        Mark::White => (Color32::WHITE, Color32::from_gray(40)),
+        Mark::Black => (Color32::BLACK, Color32::from_gray(220)),
+    };
+    ui.painter()
+        .circle(centre, radius, fill, Stroke::new(radius * 0.25, rim));
+}
+
+/// A label on a dark plate so it reads over any table.
+pub fn plate(ui: &Ui, pos: Pos2, anchor: Align2, text: &str, size: f32, color: Color32) -> Rect {
+    let painter = ui.painter();
+    let galley = painter.layout_no_wrap(text.to_string(), FontId::proportional(size), color);
+    let rect = anchor.anchor_size(pos, galley.size()).expand(3.0);
+    painter.rect_filled(rect, 3.0, Color32::from_black_alpha(170));
+    painter.galley(rect.min + Vec2::splat(3.0), galley, color);
+    rect
+}
+
+/// A piece's silhouette, its axis and its pointing ray (the console's attribute view).
+pub fn piece_shape(ui: &Ui, t: &RectTransform, shape: &PieceShape, piece: &Piece, selected: bool) {
+    let color = piece_color(piece.color);
+    let width = if selected { 3.0 } else { 1.5 };
+    let stroke_color = if selected { Color32::WHITE } else { color };
+    outline(ui, t, &shape.outline_px, Stroke::new(width, stroke_color));
+    if let Some([base, apex]) = shape.axis_px {
+        let (b, a) = (to_screen(t, &base), to_screen(t, &apex));
+        ui.painter()
+            .arrow(b, a - b, Stroke::new(1.5, Color32::WHITE));
+    }
+    if shape.ray_px.len() >= 2 {
+        let pts: Vec<Pos2> = shape.ray_px.iter().map(|p| to_screen(t, p)).collect();
+        ui.painter().extend(Shape::dashed_line(
+            &pts,
+            Stroke::new(1.5, Color32::from_rgb(255, 80, 255)),
+            6.0,
+            4.0,
+        ));
+    }
+}
+
+/// A short label of what the camera made of a piece: "3 red L upright".
+pub fn piece_label(piece: &Piece) -> String {
+    let size = match piece.size {
+        koanscope_scene::Size::Small => "S",
+        koanscope_scene::Size::Medium => "M",
+        koanscope_scene::Size::Large => "L",
+    };
+    let mut text = format!("{} {} {size}", piece.id, piece.color);
+    if let Some(a) = &piece.attributes {
+        text.push(' ');
+        text.push_str(a.orientation.word());
+        if !a.grounded {
+            text.push_str(" ⬆");
+        }
+    }
+    text
+}
+
+/// A koan seen from above, fitted into `rect`: upright pieces as squares with their edges to
+/// the apex, lying pieces as triangles pointing where they point. For build instructions.
+pub fn sketch(ui: &Ui, rect: Rect, scene: &Scene) {
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 4.0, Color32::from_rgb(205, 180, 140));
+    let half_base = |p: &Piece| match p.size {
+        koanscope_scene::Size::Small => 9.0,
+        koanscope_scene::Size::Medium => 12.5,
+        koanscope_scene::Size::Large => 16.0,
+    };
+    let centres: Vec<(f64, f64)> = scene
+        .pieces
+        .iter()
+        .map(|p| {
+            let t = p.table_from_piece.translation.vector;
+            (t.x, t.y)
+        })
+        .collect();
+    if centres.is_empty() {
+        return;
+    }
+    let (mut lo, mut hi) = ((f64::MAX, f64::MAX), (f64::MIN, f64::MIN));
+    for (p, (x, y)) in scene.pieces.iter().zip(&centres) {
+        let r = half_base(p) * 2.2;
+        lo = (lo.0.min(x - r), lo.1.min(y - r));
+        hi = (hi.0.max(x + r), hi.1.max(y + r));
+    }
+    let span = (hi.0 - lo.0).max(hi.1 - lo.1).max(1.0);
+    let scale = (rect.width().min(rect.height()) as f64 - 8.0) / span;
+    let centre = rect.center();
+    let mid = ((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
+    // Table y points away from the viewer: up on the screen.
+    let at = |x: f64, y: f64| {
+        Pos2::new(
+            centre.x + ((x - mid.0) * scale) as f32,
+            centre.y - ((y - mid.1) * scale) as f32,
+        )
+    };
+    // Lower pieces first, so a tower's top is drawn over its base.
+    let mut order: Vec<&Piece> = scene.pieces.iter().collect();
+    order.sort_by(|a, b| {
+        let za = a.table_from_piece.translation.vector.z;
+        let zb = b.table_from_piece.translation.vector.z;
+        za.total_cmp(&zb)
+    });
+    for p in order {
+        let fill = piece_color(p.color);
+        let rim = Stroke::new(1.0, Color32::from_gray(30));
+        let r = half_base(p);
+        let base = p.table_from_piece * nalgebra_point(0.0, 0.0, 0.0);
+        let orientation = p.attributes.as_ref().map(|a| a.orientation);
+        let axis = p.table_from_piece * nalgebra_vector(0.0, 0.0, 1.0);
+        let lying = orientation != Some(Orientation::Upright) && axis.xy().norm() > 0.3;
+        if lying {
+            let dir = axis.xy().normalize();
+            let side = nalgebra::Vector2::new(-dir.y, dir.x);
+            let tip = base.xy() + dir * r * 3.6;
+            let a = base.xy() + side * r;
+            let b = base.xy() - side * r;
+            painter.add(Shape::convex_polygon(
+                vec![at(tip.x, tip.y), at(a.x, a.y), at(b.x, b.y)],
+                fill,
+                rim,
+            ));
+        } else {
+            let c = at(base.x, base.y);
+            let h = (r * scale) as f32;
+            painter.rect(
+                Rect::from_center_size(c, Vec2::splat(2.0 * h)),
+                0.0,
+                fill,
+                rim,
+                egui::StrokeKind::Middle,
+            );
+            for (dx, dy) in [(-h, -h), (h, -h), (h, h), (-h, h)] {
+                painter.line_segment([c, c + Vec2::new(dx, dy)], rim);
+            }
+        }
+    }
+}
+
+fn nalgebra_point(x: f64, y: f64, z: f64) -> nalgebra::Point3<f64> {
+    nalgebra::Point3::new(x, y, z)
+}
+
+fn nalgebra_vector(x: f64, y: f64, z: f64) -> nalgebra::Vector3<f64> {
+    nalgebra::Vector3::new(x, y, z)
+}

@@ -1,0 +1,633 @@
+//! The table as the window sees it: the latest feed from the camera, the game's books, which
+//! koan on the table is which koan in the books, and the Master's corrections. Every button of
+//! the console is a method here, so the whole of a game can be played (and tested) without
+//! drawing anything. A refused move changes nothing and says why.
+
+use std::collections::BTreeMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use koanscope_game::{
+    Event, Game, KoanNo, LoggedCorrection, Note, Phase, SessionId, Store, StoreError, fingerprint,
+    narrate,
+};
+use koanscope_scene::{JudgmentCall, Mark, Scene};
+
+use crate::correct::Correction;
+use crate::feed::{KoanState, Picture, TableFeed, TrackedKoan};
+
+/// What the window needs from layers it does not link (the rule engine's counter-example
+/// search, the geometry engine): the app provides it.
+pub trait Services {
+    /// A koan that the secret rule and the official guess mark differently, to suggest to the
+    /// Master, or `None` when the search finds none.
+    fn counterexample(&self, game: &Game) -> Result<Option<Suggestion>, String>;
+}
+
+/// A counter-example to build: instructions in words, and the koan to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suggestion {
+    pub words: String,
+    pub scene: Scene,
+    /// What the secret rule says of it.
+    pub mark: Mark,
+}
+
+/// Services for a table without a counter-example search.
+pub struct NoServices;
+
+impl Services for NoServices {
+    fn counterexample(&self, _: &Game) -> Result<Option<Suggestion>, String> {
+        Err("no counter-example search in this window".into())
+    }
+}
+
+/// A line in the console's log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub text: String,
+    /// A refused move or a problem, shown in red.
+    pub problem: bool,
+}
+
+/// Corrections of one koan, kept while the camera sees it as it was when corrected.
+#[derive(Debug, Clone, PartialEq)]
+struct Corrected {
+    seen_fingerprint: String,
+    corrections: Vec<Correction>,
+}
+
+/// One koan on the table, as the Master's console shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KoanView {
+    pub tracked: u64,
+    pub state: KoanState,
+    /// The koan as seen, with the Master's corrections applied.
+    pub scene: Scene,
+    pub corrections: Vec<String>,
+    /// Its number in the books, once logged.
+    pub no: Option<KoanNo>,
+    pub mark: Option<Mark>,
+    /// What the secret rule says, with the reason.
+    pub suggested: Option<(Mark, String)>,
+    pub judgment_calls: Vec<JudgmentCall>,
+    pub disturbed: bool,
+}
+
+/// The live table.
+pub struct LiveTable {
+    store: Store,
+    session: SessionId,
+    game: Game,
+    services: Box<dyn Services>,
+    feed: TableFeed,
+    corrected: BTreeMap<u64, Corrected>,
+    links: BTreeMap<u64, KoanNo>,
+    messages: Vec<Message>,
+    suggestion: Option<Suggestion>,
+    /// Log koans, marks and break-downs as the rule says, without waiting for clicks (the
+    /// demo, and koanscope as the Master).
+    auto_master: bool,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A tracked koan's document with the corrections applied (those that no longer fit are
+/// skipped: the koan changed under them).
+fn corrected_scene(koan: &TrackedKoan, corrected: Option<&Corrected>) -> Scene {
+    let mut scene = koan.scene.clone();
+    if let Some(c) = corrected {
+        for correction in &c.corrections {
+            let _ = correction.apply(&mut scene);
+        }
+    }
+    scene
+}
+
+impl LiveTable {
+    pub fn new(
+        store: Store,
+        session: SessionId,
+        game: Game,
+        services: Box<dyn Services>,
+    ) -> LiveTable {
+        LiveTable {
+            store,
+            session,
+            game,
+            services,
+            feed: TableFeed::default(),
+            corrected: BTreeMap::new(),
+            links: BTreeMap::new(),
+            messages: Vec::new(),
+            suggestion: None,
+            auto_master: false,
+        }
+    }
+
+    /// Lets koanscope log and mark koans itself as the secret rule says.
+    pub fn set_auto_master(&mut self, on: bool) {
+        self.auto_master = on;
+    }
+
+    pub fn auto_master(&self) -> bool {
+        self.auto_master
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn session(&self) -> SessionId {
+        self.session
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn feed(&self) -> &TableFeed {
+        &self.feed
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    pub fn suggestion(&self) -> Option<&Suggestion> {
+        self.suggestion.as_ref()
+    }
+
+    /// The game's number of a koan on the table, once logged.
+    pub fn koan_no(&self, tracked: u64) -> Option<KoanNo> {
+        self.links.get(&tracked).copied()
+    }
+
+    /// The tracked koan showing a logged koan, if it is on the table.
+    pub fn tracked_of(&self, no: KoanNo) -> Option<u64> {
+        self.links.iter().find(|(_, n)| **n == no).map(|(t, _)| *t)
+    }
+
+    fn say(&mut self, text: impl Into<String>) {
+        self.messages.push(Message {
+            text: text.into(),
+            problem: false,
+        });
+        self.trim_messages();
+    }
+
+    fn problem(&mut self, text: impl Into<String>) {
+        self.messages.push(Message {
+            text: text.into(),
+            problem: true,
+        });
+        self.trim_messages();
+    }
+
+    fn trim_messages(&mut self) {
+        let excess = self.messages.len().saturating_sub(200);
+        self.messages.drain(..excess);
+    }
+
+    /// Plays one move: logged, or refused with the reason in the console.
+    fn play(&mut self, event: Event) -> Result<Vec<Note>, String> {
+        match self.store.play(self.session, &mut self.game, &event) {
+            Ok(outcome) => {
+                let v = self.game.setup().map(|s| s.vocabulary).unwrap_or_default();
+                self.say(narrate::event_line(&event, &outcome, v));
+                for line in narrate::note_lines(&outcome, v, true) {
+                    self.say(line);
+                }
+                Ok(outcome.notes)
+            }
+            Err(StoreError::Refused(e)) => {
+                let text = format!("refused: {e}");
+                self.problem(text.clone());
+                Err(text)
+            }
+            Err(e) => {
+                let text = format!("the session log failed: {e}");
+                self.problem(text.clone());
+                Err(text)
+            }
+        }
+    }
+
+    // ---- the feed ----
+
+    /// Takes a new analysed frame: drops corrections of koans that changed, follows koans that
+    /// left the table or were disturbed, and (auto Master) logs and marks new koans.
+    pub fn update(&mut self, feed: TableFeed) {
+        self.feed = feed;
+        let seen: BTreeMap<u64, String> = self
+            .feed
+            .koans
+            .iter()
+            .map(|k| (k.id, fingerprint(&k.scene)))
+            .collect();
+        let stale: Vec<u64> = self
+            .corrected
+            .iter()
+            .filter(|(id, c)| seen.get(id) != Some(&c.seen_fingerprint))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in stale {
+            self.corrected.remove(&id);
+            self.say(format!(
+                "koan on the table #{id} changed: its corrections no longer apply"
+            ));
+        }
+        if self.feed.paused.is_some() {
+            return;
+        }
+        self.follow_logged_koans();
+        if self.auto_master {
+            self.auto_step();
+        }
+    }
+
+    /// Katsu when a marked koan changes, restored when it is back as logged, break-down when
+    /// a logged koan leaves the table.
+    fn follow_logged_koans(&mut self) {
+        let links: Vec<(u64, KoanNo)> = self.links.iter().map(|(t, n)| (*t, *n)).collect();
+        for (tracked, no) in links {
+            let Some(logged) = self.game.koan(no).cloned() else {
+                continue;
+            };
+            if !logged.in_play {
+                self.links.remove(&tracked);
+                continue;
+            }
+            let Some(view) = self.koan_view(tracked) else {
+                if self.game.phase() != &Phase::Initial || logged.mark.is_some() {
+                    let _ = self.play(Event::BreakDown { koans: vec![no] });
+                }
+                self.links.remove(&tracked);
+                continue;
+            };
+            if view.state != KoanState::Built || logged.mark.is_none() {
+                continue;
+            }
+            let same = fingerprint(&view.scene) == fingerprint(&logged.scene);
+            if !same && !logged.disturbed {
+                let _ = self.play(Event::Katsu {
+                    koan: no,
+                    disturbed: Some(view.scene.clone()),
+                });
+            } else if same && logged.disturbed {
+                let _ = self.play(Event::Restored {
+                    koan: no,
+                    scene: Some(view.scene.clone()),
+                });
+            }
+        }
+    }
+
+    /// koanscope as the Master: every built koan is logged, called, marked as the rule says
+    /// and the turn passed, so the books follow the table with nobody at the console.
+    fn auto_step(&mut self) {
+        let fresh: Vec<u64> = self
+            .feed
+            .koans
+            .iter()
+            .filter(|k| k.state == KoanState::Built && !self.links.contains_key(&k.id))
+            .map(|k| k.id)
+            .collect();
+        for tracked in fresh {
+            let Some(view) = self.koan_view(tracked) else {
+                continue;
+            };
+            let Some((mark, _)) = view.suggested.clone() else {
+                continue;
+            };
+            let built = match self.game.phase().clone() {
+                Phase::Initial => {
+                    // One white and one black initial koan: a second koan of the same mark
+                    // waits for a turn.
+                    let has = self.game.koans().iter().any(|k| k.mark == Some(mark));
+                    if !has {
+                        let _ = self.initial_koan(tracked, mark);
+                    }
+                    false
+                }
+                Phase::Guessing { student } => {
+                    self.play(Event::Pass { student }).is_ok() && self.build(tracked).is_ok()
+                }
+                Phase::Build { .. } => self.build(tracked).is_ok(),
+                _ => false,
+            };
+            if built {
+                let _ = self.call_master();
+                let _ = self.mark(mark);
+            }
+        }
+    }
+
+    // ---- reading ----
+
+    /// Every koan on the table, as the console shows it.
+    pub fn koan_views(&self) -> Vec<KoanView> {
+        self.feed
+            .koans
+            .iter()
+            .filter_map(|k| self.koan_view(k.id))
+            .collect()
+    }
+
+    pub fn koan_view(&self, tracked: u64) -> Option<KoanView> {
+        let koan = self.feed.koan(tracked)?;
+        let corrected = self.corrected.get(&tracked);
+        let scene = corrected_scene(koan, corrected);
+        let no = self.links.get(&tracked).copied();
+        let logged = no.and_then(|n| self.game.koan(n));
+        let suggested = self.game.rule_mark(&scene).ok();
+        let judgment_calls = scene
+            .koans
+            .first()
+            .map(|k| k.judgment_calls.clone())
+            .unwrap_or_default();
+        Some(KoanView {
+            tracked,
+            state: koan.state,
+            corrections: corrected
+                .map(|c| {
+                    let mut seen = koan.scene.clone();
+                    c.corrections
+                        .iter()
+                        .map(|x| {
+                            let text = x.describe(&seen);
+                            let _ = x.apply(&mut seen);
+                            text
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            scene,
+            no,
+            mark: logged.and_then(|k| k.mark),
+            suggested,
+            judgment_calls,
+            disturbed: logged.is_some_and(|k| k.disturbed),
+        })
+    }
+
+    // ---- the Master's moves ----
+
+    fn scene_of(&self, tracked: u64) -> Result<Scene, String> {
+        self.koan_view(tracked)
+            .map(|v| v.scene)
+            .ok_or_else(|| format!("koan #{tracked} is no longer on the table"))
+    }
+
+    fn link(&mut self, tracked: u64) {
+        let no = self.game.koans().len() as KoanNo;
+        self.links.insert(tracked, no);
+    }
+
+    fn unlogged(&self, tracked: u64) -> Result<(), String> {
+        match self.links.get(&tracked) {
+            Some(no) => Err(format!("that koan is already koan {no} in the books")),
+            None => Ok(()),
+        }
+    }
+
+    /// One of the two initial koans, built by the Master, with its mark.
+    pub fn initial_koan(&mut self, tracked: u64, mark: Mark) -> Result<(), String> {
+        self.unlogged(tracked)?;
+        let scene = self.scene_of(tracked)?;
+        let judgment = self.against_rule(&scene, mark);
+        self.play(Event::InitialKoan {
+            mark,
+            scene,
+            judgment,
+        })?;
+        self.link(tracked);
+        Ok(())
+    }
+
+    /// The koan the student whose turn it is has built.
+    pub fn build(&mut self, tracked: u64) -> Result<(), String> {
+        self.unlogged(tracked)?;
+        let scene = self.scene_of(tracked)?;
+        let student = self
+            .game
+            .turn()
+            .map(str::to_string)
+            .ok_or_else(|| format!("nobody is to build now: {}", self.game.describe_phase()))?;
+        self.play(Event::Built { student, scene })?;
+        self.link(tracked);
+        Ok(())
+    }
+
+    fn turn_student(&self) -> Result<String, String> {
+        self.game
+            .turn()
+            .map(str::to_string)
+            .ok_or_else(|| self.game.describe_phase())
+    }
+
+    pub fn call_master(&mut self) -> Result<(), String> {
+        let student = self.turn_student()?;
+        self.play(Event::CallMaster { student }).map(|_| ())
+    }
+
+    pub fn call_mondo(&mut self) -> Result<(), String> {
+        let student = self.turn_student()?;
+        self.play(Event::CallMondo { student }).map(|_| ())
+    }
+
+    /// A student's hidden Mondo answer.
+    pub fn answer(&mut self, student: &str, answer: Mark) -> Result<(), String> {
+        self.play(Event::Answer {
+            student: student.into(),
+            answer,
+        })
+        .map(|_| ())
+    }
+
+    fn against_rule(&self, scene: &Scene, mark: Mark) -> bool {
+        self.game
+            .rule_mark(scene)
+            .is_ok_and(|(rule_says, _)| rule_says != mark)
+    }
+
+    /// The Master marks the koan waiting for its mark. Against the rule's reading it is logged
+    /// as the Master's judgment call.
+    pub fn mark(&mut self, mark: Mark) -> Result<(), String> {
+        let judgment = match self.game.phase() {
+            Phase::Marking { koan, .. } => self
+                .game
+                .koan(*koan)
+                .is_some_and(|k| self.against_rule(&k.scene, mark)),
+            _ => false,
+        };
+        self.play(Event::Marked { mark, judgment }).map(|_| ())
+    }
+
+    pub fn guess(&mut self, student: &str, text: &str) -> Result<(), String> {
+        self.suggestion = None;
+        self.play(Event::Guess {
+            student: student.into(),
+            text: text.into(),
+        })
+        .map(|_| ())
+    }
+
+    pub fn change_guess(&mut self, text: &str) -> Result<(), String> {
+        self.play(Event::ChangeGuess { text: text.into() })
+            .map(|_| ())
+    }
+
+    pub fn retract(&mut self) -> Result<(), String> {
+        self.suggestion = None;
+        self.play(Event::Retract).map(|_| ())
+    }
+
+    pub fn official(&mut self) -> Result<(), String> {
+        self.play(Event::Official).map(|_| ())
+    }
+
+    pub fn pass(&mut self) -> Result<(), String> {
+        let student = self.turn_student()?;
+        self.play(Event::Pass { student }).map(|_| ())
+    }
+
+    pub fn guess_stands(&mut self) -> Result<(), String> {
+        self.suggestion = None;
+        self.play(Event::GuessStands).map(|_| ())
+    }
+
+    /// Asks the rule engine for a counter-example to the official guess, to show the Master.
+    pub fn suggest_counterexample(&mut self) -> Result<(), String> {
+        match self.services.counterexample(&self.game) {
+            Ok(Some(s)) => {
+                self.say(format!(
+                    "counter-example to build ({}): {}",
+                    s.mark, s.words
+                ));
+                self.suggestion = Some(s);
+                Ok(())
+            }
+            Ok(None) => {
+                self.suggestion = None;
+                let text = "no counter-example found: the guess may be right".to_string();
+                self.say(text);
+                Ok(())
+            }
+            Err(e) => {
+                self.problem(format!("counter-example search failed: {e}"));
+                Err(e)
+            }
+        }
+    }
+
+    /// The Master built a counter-example on the table: it is logged with its mark.
+    pub fn counter_example(&mut self, tracked: u64, mark: Mark) -> Result<(), String> {
+        self.unlogged(tracked)?;
+        let scene = self.scene_of(tracked)?;
+        let judgment = self.against_rule(&scene, mark);
+        self.play(Event::CounterExample {
+            mark,
+            scene,
+            judgment,
+        })?;
+        self.link(tracked);
+        self.suggestion = None;
+        Ok(())
+    }
+
+    /// A koan leaves the table (its stones go back to the Master).
+    pub fn break_down(&mut self, no: KoanNo) -> Result<(), String> {
+        self.play(Event::BreakDown { koans: vec![no] })?;
+        self.links.retain(|_, n| *n != no);
+        Ok(())
+    }
+
+    /// Fixes a koan marked by mistake.
+    pub fn correct_mark(&mut self, no: KoanNo, mark: Mark) -> Result<(), String> {
+        let judgment = self
+            .game
+            .koan(no)
+            .is_some_and(|k| self.against_rule(&k.scene, mark));
+        self.play(Event::Corrected {
+            koan: no,
+            mark,
+            judgment,
+        })
+        .map(|_| ())
+    }
+
+    /// Takes back the last move.
+    pub fn undo(&mut self) -> Result<(), String> {
+        match self.store.undo_last(self.session) {
+            Ok(game) => {
+                self.game = game;
+                let known = self.game.koans().len() as KoanNo;
+                self.links.retain(|_, no| *no <= known);
+                self.say("the last move was taken back");
+                Ok(())
+            }
+            Err(e) => {
+                let text = format!("cannot undo: {e}");
+                self.problem(text.clone());
+                Err(text)
+            }
+        }
+    }
+
+    /// The Master corrects what the camera saw of a koan. It stays with the koan while the
+    /// camera sees it unchanged, and is logged with the frame (PNG) it was made on.
+    pub fn correct(
+        &mut self,
+        tracked: u64,
+        correction: Correction,
+        frame_png: Option<Vec<u8>>,
+    ) -> Result<(), String> {
+        let koan = self
+            .feed
+            .koan(tracked)
+            .ok_or_else(|| format!("koan #{tracked} is no longer on the table"))?
+            .clone();
+        let seen_fingerprint = fingerprint(&koan.scene);
+        let before = corrected_scene(&koan, self.corrected.get(&tracked));
+        let mut after = before.clone();
+        if let Err(e) = correction.apply(&mut after) {
+            let text = format!("correction refused: {e}");
+            self.problem(text.clone());
+            return Err(text);
+        }
+        let what = correction.describe(&before);
+        let logged = LoggedCorrection {
+            at_ms: now_ms(),
+            koan: tracked,
+            what: what.clone(),
+            seen: koan.scene.clone(),
+            corrected: after,
+            frame_png,
+        };
+        if let Err(e) = self.store.log_correction(self.session, &logged) {
+            let text = format!("the session log failed: {e}");
+            self.problem(text.clone());
+            return Err(text);
+        }
+        self.corrected
+            .entry(tracked)
+            .or_insert_with(|| Corrected {
+                seen_fingerprint,
+                corrections: Vec::new(),
+            })
+            .corrections
+            .push(correction);
+        self.say(format!("corrected: {what}"));
+        Ok(())
+    }
+
+    /// The current picture, for logging a correction with its frame.
+    pub fn picture(&self) -> Option<&Picture> {
+        self.feed.picture.as_deref()
+    }
+}
