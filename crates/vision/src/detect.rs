@@ -94,6 +94,11 @@ struct Hypothesis {
     lift: f64,
 }
 
+/// Steps of the pattern search up to this long are fine steps, taken for the best seed only, mm.
+const FINE_FROM_MM: f64 = 0.75;
+/// The pattern search stops once its step is this short, mm.
+const FINEST_STEP_MM: f64 = 0.15;
+
 /// Which parameters a refinement may move.
 #[derive(Debug, Clone, Copy)]
 struct Freedom {
@@ -425,11 +430,22 @@ impl Detector {
             })
             .collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
-        seeds
+        // Coarse steps for every kept seed, the fine steps for the best of them only.
+        let (_, coarse) = seeds
             .into_iter()
             .take(keep)
-            .map(|(_, seed)| self.refine(region, prefix, camera, seed, freedom))
-            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, seed)| self.refine(region, prefix, camera, seed, freedom, FINE_FROM_MM))
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        // The fine search goes on with the step the coarse one stopped at.
+        let mut first_step_mm = freedom.first_step_mm;
+        while first_step_mm > FINE_FROM_MM {
+            first_step_mm /= 2.0;
+        }
+        let fine = Freedom {
+            first_step_mm,
+            ..freedom
+        };
+        Some(self.refine(region, prefix, camera, coarse, fine, FINEST_STEP_MM))
     }
 
     /// The best `count` single pieces for what is left of a region (each the best of its size
@@ -752,7 +768,8 @@ impl Detector {
         })
     }
 
-    /// Pattern search over position, yaw (and tilt), halving the steps until they are fine.
+    /// Pattern search over position, yaw (and tilt), halving the steps while they are longer
+    /// than `stop_mm`.
     fn refine(
         &self,
         region: &Region,
@@ -760,6 +777,7 @@ impl Detector {
         camera: &Camera,
         start: Hypothesis,
         freedom: Freedom,
+        stop_mm: f64,
     ) -> (f64, Hypothesis) {
         let mut current = start;
         let mut current_score = self.score(region, prefix, camera, &current).0;
@@ -786,7 +804,7 @@ impl Detector {
                 (0.0, 0.0, -1.0, 0.0),
             ]
         };
-        while step_mm > 0.15 {
+        while step_mm > stop_mm {
             let mut improved = false;
             for (dx, dy, dyaw, dtilt) in moves {
                 let candidate = Hypothesis {
