@@ -1,6 +1,7 @@
 //! Times the stages of analysing one frame (for profiling, e.g. under
 //! `valgrind --tool=callgrind`): `cargo run --release -p koanscope-vision --example time_frame --
-//! <setup dir with setup.json> <scene.jpg> [runs]`. The camera comes from the setup's truth.
+//! <setup dir with setup.json> <scene.jpg> [runs]` (the camera from the setup's truth), or
+//! `-- bench - [runs]` for the benchmark table of `koanscope bench`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -16,29 +17,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: time_frame <setup dir> <scene.jpg> [runs]".into());
     };
     let runs: usize = rest.first().map_or(Ok(5), |r| r.parse())?;
-    let text = std::fs::read_to_string(PathBuf::from(setup).join("setup.json"))?;
-    let s: serde_json::Value = serde_json::from_str(&text)?;
-    let num = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
-    let k: Vec<f64> = s["K"]
-        .as_array()
-        .ok_or("no K")?
-        .iter()
-        .flat_map(|row| row.as_array().into_iter().flatten().map(num))
-        .collect();
-    let triple = |v: &serde_json::Value| -> [f64; 3] {
-        let a: Vec<f64> = v.as_array().into_iter().flatten().map(num).collect();
-        [a[0], a[1], a[2]]
+    koanscope_vision::segment::use_one_thread()?;
+    let (camera, image, path) = if setup == "bench" {
+        let (camera, image) = koanscope_vision::render::bench_table()?;
+        (camera, image, PathBuf::from("bench-table"))
+    } else {
+        let path = PathBuf::from(scene);
+        (setup_camera(setup)?, read_bgr(&path)?, path)
     };
-    let camera = Camera::new(
-        Intrinsics {
-            camera_matrix: Matrix3::from_row_slice(&k),
-            distortion: [0.0; 5],
-            image_size: [1280, 720],
-        },
-        koanscope_vision::isometry_from_rvec_tvec(triple(&s["rvec"]), triple(&s["tvec"])),
-    );
-    let path = PathBuf::from(scene);
-    let image = read_bgr(&path)?;
     let detector = Detector::new(ColorModel::default());
     let engine = Engine::default();
     for _ in 0..runs {
@@ -56,4 +42,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
+}
+
+/// The true camera of a dataset setup (`setup.json`).
+fn setup_camera(setup: &str) -> Result<Camera, Box<dyn std::error::Error>> {
+    let text = std::fs::read_to_string(PathBuf::from(setup).join("setup.json"))?;
+    let s: serde_json::Value = serde_json::from_str(&text)?;
+    let num = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
+    let k: Vec<f64> = s["K"]
+        .as_array()
+        .ok_or("no K")?
+        .iter()
+        .flat_map(|row| row.as_array().into_iter().flatten().map(num))
+        .collect();
+    let triple = |v: &serde_json::Value| -> [f64; 3] {
+        let a: Vec<f64> = v.as_array().into_iter().flatten().map(num).collect();
+        [a[0], a[1], a[2]]
+    };
+    Ok(Camera::new(
+        Intrinsics {
+            camera_matrix: Matrix3::from_row_slice(&k),
+            distortion: [0.0; 5],
+            image_size: [1280, 720],
+        },
+        koanscope_vision::isometry_from_rvec_tvec(triple(&s["rvec"]), triple(&s["tvec"])),
+    ))
 }
