@@ -43,14 +43,26 @@ impl Region {
         (n > 0.0).then(|| Point2::new(sx / n, sy / n))
     }
 
-    /// Whether a table point projects inside the region's box, grown by `margin_px`.
-    pub(crate) fn holds(&self, camera: &Camera, point: &Point3<f64>, margin_px: f64) -> bool {
-        camera.project_table(point).is_some_and(|p| {
-            p.x >= self.x0 as f64 - margin_px
-                && p.y >= self.y0 as f64 - margin_px
-                && p.x <= (self.x0 + self.w) as f64 + margin_px
-                && p.y <= (self.y0 + self.h) as f64 + margin_px
-        })
+    /// Whether a table point projects within `radius_px` of one of the region's pixels (those
+    /// left to explain or already explained).
+    pub(crate) fn near_pixels(&self, camera: &Camera, point: &Point3<f64>, radius_px: f64) -> bool {
+        let Some(p) = camera.project_table(point) else {
+            return false;
+        };
+        let (cx, cy) = (p.x - self.x0 as f64, p.y - self.y0 as f64);
+        let r = radius_px.ceil() as i64;
+        let (px, py) = (cx.round() as i64, cy.round() as i64);
+        for y in (py - r).max(0)..=(py + r).min(self.h as i64 - 1) {
+            for x in (px - r).max(0)..=(px + r).min(self.w as i64 - 1) {
+                let (dx, dy) = (x as f64 - cx, y as f64 - cy);
+                if dx * dx + dy * dy <= radius_px * radius_px
+                    && self.target[y as usize * self.w + x as usize] == 1
+                {
+                    return true;
+                }
+            }
+        }
+        false
     }
 }
 
