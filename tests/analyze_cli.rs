@@ -1,4 +1,5 @@
-//! `koanscope analyze` and `koanscope eval` as a user runs them, on the rendered dev dataset.
+//! `koanscope analyze` and `koanscope eval` as a user runs them, on the rendered dev dataset and
+//! on the project's own sample images.
 
 use std::path::{Path, PathBuf};
 
@@ -125,6 +126,49 @@ fn eval_reports_detection_figures_per_setup() {
         .expect("an overall row");
     assert_eq!(all["setup"], "all");
     assert!(all["recall"].as_f64().expect("recall") > 0.9);
+}
+
+/// The project's own rendered samples exist on a fresh checkout: eval runs on them everywhere.
+#[test]
+fn eval_on_the_sample_images_reports_relations_grouping_and_beginner_marks() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_images");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("eval.json");
+    koanscope()
+        .arg("eval")
+        .arg(&samples)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("touching F1"))
+        .stdout(predicate::str::contains("pointing-at-another"));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("written")).expect("JSON");
+    let rows = rows.as_array().expect("rows");
+    let setups: Vec<&str> = rows.iter().filter_map(|r| r["setup"].as_str()).collect();
+    assert_eq!(setups, ["S1", "S2", "all"]);
+    for row in rows {
+        for figure in [
+            "touching_f1",
+            "pointing_f1",
+            "tower_f1",
+            "grouping",
+            "beginner_marks",
+        ] {
+            let v = row[figure].as_f64().expect(figure);
+            assert!((0.0..=1.0).contains(&v), "{figure} {v}");
+        }
+        let per_rule = row["beginner_marks_per_rule"]
+            .as_object()
+            .expect("per rule");
+        assert_eq!(per_rule.len(), 15, "{per_rule:?}");
+    }
+    let all = &rows[2];
+    // Floors well below today's figures (touching 86%, grouping 95%, marks 91%).
+    assert!(all["grouping"].as_f64().expect("grouping") >= 0.8);
+    assert!(all["touching_f1"].as_f64().expect("touching") >= 0.7);
+    assert!(all["beginner_marks"].as_f64().expect("marks") >= 0.8);
 }
 
 #[test]

@@ -144,7 +144,7 @@ fn a_master_grouping_is_kept_when_asked() {
 #[test]
 fn bench_reports_each_target_beside_its_baseline() {
     koanscope()
-        .args(["bench", "--runs", "3"])
+        .args(["bench", "--runs", "3", "--frame-runs", "1"])
         .assert()
         .success()
         .stdout(predicate::str::contains(
@@ -153,6 +153,15 @@ fn bench_reports_each_target_beside_its_baseline() {
         .stdout(
             predicate::str::is_match(
                 r"derive 20 koans / 100 pieces +[0-9.]+ ms += [0-9.]+ x baseline",
+            )
+            .unwrap(),
+        )
+        .stdout(predicate::str::contains(
+            "floor     Lab conversion + threshold of a 1280x720 frame",
+        ))
+        .stdout(
+            predicate::str::is_match(
+                r"analyse that frame \(16 pieces found\) +[0-9.]+ ms += [0-9.]+ x floor",
             )
             .unwrap(),
         );

@@ -1,6 +1,7 @@
 //! `koanscope eval`: calibrate from a dataset's own images, analyse every scene and compare
 //! with its truth.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -8,8 +9,11 @@ use std::time::Instant;
 use super::calibrate::say;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
+use koanscope_eval::{Count, RelationScore, compare_found, compare_marks};
 use koanscope_geometry::Engine;
-use koanscope_vision::evaluate::{DetectionScore, score_scene, truth_pieces};
+use koanscope_rules::{Library, LibraryRule, mark_scene};
+use koanscope_scene::{KoanId, Mark, Piece, PieceId, Scene};
+use koanscope_vision::evaluate::{DetectionScore, pair_pieces, score_scene, truth_pieces};
 use koanscope_vision::{
     Camera, Chessboard, ColorModel, Detector, IntrinsicsQuality, LensModel, analyze,
     calibrate_intrinsics, calibrate_table, find_board, image::read_bgr,
@@ -44,10 +48,73 @@ struct Figures {
     grounded: f64,
     base_error_median_mm: Option<f64>,
     base_error_p95_mm: Option<f64>,
+    touching_f1: f64,
+    pointing_f1: f64,
+    tower_f1: f64,
+    /// True koans found as exactly one koan of exactly their visible pieces.
+    grouping: f64,
+    /// Marks under the fifteen beginner rules that agree with the truth's, all rules together.
+    beginner_marks: f64,
+    /// The same per rule (library name).
+    beginner_marks_per_rule: BTreeMap<String, f64>,
     counts: DetectionScore,
+    relation_counts: RelationScore,
+    mark_counts: BTreeMap<String, Count>,
 }
 
-fn figures(setup: &str, scenes: usize, s: &DetectionScore) -> Figures {
+/// Everything counted over a set of scenes.
+#[derive(Default)]
+struct Tallies {
+    detection: DetectionScore,
+    relations: RelationScore,
+    /// Per beginner rule name.
+    marks: BTreeMap<String, Count>,
+}
+
+impl Tallies {
+    fn merge(&mut self, other: &Tallies) {
+        self.detection.merge(&other.detection);
+        self.relations.merge(&other.relations);
+        for (rule, count) in &other.marks {
+            self.marks.entry(rule.clone()).or_default().merge(*count);
+        }
+    }
+
+    fn all_marks(&self) -> Count {
+        let mut all = Count::default();
+        for count in self.marks.values() {
+            all.merge(*count);
+        }
+        all
+    }
+}
+
+/// The library's rules for beginners (the booklet's fifteen), in library order.
+fn beginner_rules() -> anyhow::Result<Vec<LibraryRule>> {
+    let library = Library::builtin().context("reading the rule library")?;
+    let rules: Vec<LibraryRule> = library
+        .rules
+        .into_iter()
+        .filter(|r| r.source.as_deref() == Some("booklet: rules for beginners"))
+        .collect();
+    anyhow::ensure!(
+        rules.len() == 15,
+        "the rule library lists {} rules for beginners, not 15",
+        rules.len()
+    );
+    Ok(rules)
+}
+
+fn marks(rule: &LibraryRule, scene: &Scene) -> anyhow::Result<BTreeMap<KoanId, Mark>> {
+    Ok(mark_scene(&rule.rule, scene)
+        .with_context(|| format!("marking under {:?}", rule.name))?
+        .into_iter()
+        .map(|m| (m.koan, m.mark))
+        .collect())
+}
+
+fn figures(setup: &str, scenes: usize, t: &Tallies) -> Figures {
+    let s = &t.detection;
     Figures {
         setup: setup.to_string(),
         scenes,
@@ -59,7 +126,15 @@ fn figures(setup: &str, scenes: usize, s: &DetectionScore) -> Figures {
         grounded: s.grounded.rate(),
         base_error_median_mm: s.base_error_quantile_mm(0.5),
         base_error_p95_mm: s.base_error_quantile_mm(0.95),
+        touching_f1: t.relations.touching.f1(),
+        pointing_f1: t.relations.pointing.f1(),
+        tower_f1: t.relations.towers.f1(),
+        grouping: t.relations.grouping.rate(),
+        beginner_marks: t.all_marks().rate(),
+        beginner_marks_per_rule: t.marks.iter().map(|(r, c)| (r.clone(), c.rate())).collect(),
         counts: s.clone(),
+        relation_counts: t.relations.clone(),
+        mark_counts: t.marks.clone(),
     }
 }
 
@@ -85,6 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let detector = Detector::new(colors);
     let engine = Engine::default();
+    let rules = beginner_rules()?;
     let board = Chessboard::STANDARD;
 
     let intrinsics_images = sorted_files(&args.dataset.join("intrinsics"), "", "jpg")?;
@@ -140,7 +216,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ProgressStyle::with_template("analysing {bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut all = DetectionScore::default();
+    let mut all = Tallies::default();
     let mut rows = Vec::new();
     let mut seconds = Vec::new();
     for (setup, camera, scenes) in &work {
@@ -149,7 +225,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .and_then(|n| n.to_str())
             .unwrap_or("?")
             .to_string();
-        let mut per_setup = DetectionScore::default();
+        let mut per_setup = Tallies::default();
         for scene_path in scenes {
             progress.set_message(format!(
                 "{name}/{}",
@@ -170,7 +246,50 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let started = Instant::now();
             let analysis = analyze(&image, scene_path, camera, &detector, &engine)?;
             seconds.push(started.elapsed().as_secs_f64());
-            per_setup.merge(&score_scene(&analysis.scene, &truth, args.pair_px));
+            // The truth's poses through the same geometry engine: relations, koans and marks
+            // measure what vision got wrong, not how the dataset's own grouping differs.
+            let mut truth_scene = Scene::from_json_str(&truth_text)
+                .with_context(|| format!("reading {}", truth_path.display()))?;
+            truth_scene = Scene::from_pieces(
+                truth_scene
+                    .pieces
+                    .iter()
+                    .map(|p| Piece::new(p.id, p.color, p.size, p.table_from_piece))
+                    .collect(),
+            );
+            engine.derive(&mut truth_scene);
+            anyhow::ensure!(
+                truth_scene.pieces.len() == truth.len(),
+                "{}: the pieces do not read alike twice",
+                truth_path.display()
+            );
+            let found = &analysis.scene;
+            let pairs: Vec<(PieceId, PieceId)> = pair_pieces(found, &truth, args.pair_px)
+                .into_iter()
+                .map(|(i, j)| (found.pieces[i].id, truth_scene.pieces[j].id))
+                .collect();
+            let hidden: BTreeSet<PieceId> = truth
+                .iter()
+                .zip(&truth_scene.pieces)
+                .filter(|(t, _)| t.visible_fraction <= 0.0)
+                .map(|(_, p)| p.id)
+                .collect();
+            let mut scene_tallies = Tallies {
+                detection: score_scene(found, &truth, args.pair_px),
+                relations: compare_found(&truth_scene, found, &pairs, &hidden),
+                marks: BTreeMap::new(),
+            };
+            for rule in &rules {
+                let count = compare_marks(
+                    &truth_scene,
+                    found,
+                    &pairs,
+                    &marks(rule, &truth_scene)?,
+                    &marks(rule, found)?,
+                );
+                scene_tallies.marks.insert(rule.name.clone(), count);
+            }
+            per_setup.merge(&scene_tallies);
             progress.inc(1);
         }
         all.merge(&per_setup);
@@ -210,6 +329,46 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             mm(r.base_error_median_mm),
             mm(r.base_error_p95_mm)
         );
+    }
+    say!("");
+    say!(
+        "{:<6} {:>11} {:>11} {:>9} {:>9} {:>15}",
+        "setup",
+        "touching F1",
+        "pointing F1",
+        "tower F1",
+        "grouping",
+        "beginner marks"
+    );
+    for r in &rows {
+        say!(
+            "{:<6} {:>10.1}% {:>10.1}% {:>8.1}% {:>8.1}% {:>14.1}%",
+            r.setup,
+            100.0 * r.touching_f1,
+            100.0 * r.pointing_f1,
+            100.0 * r.tower_f1,
+            100.0 * r.grouping,
+            100.0 * r.beginner_marks
+        );
+    }
+    say!("");
+    say!("marks agreeing with the truth's, per beginner rule (one case per true koan)");
+    let mut header = format!("{:<22}", "rule");
+    for r in &rows {
+        header += &format!(" {:>7}", r.setup);
+    }
+    say!("{header}");
+    for rule in &rules {
+        let mut line = format!("{:<22}", rule.name);
+        for r in &rows {
+            let rate = r
+                .beginner_marks_per_rule
+                .get(&rule.name)
+                .copied()
+                .unwrap_or(1.0);
+            line += &format!(" {:>6.1}%", 100.0 * rate);
+        }
+        say!("{line}");
     }
     seconds.sort_by(f64::total_cmp);
     if let Some(median) = seconds.get(seconds.len() / 2) {

@@ -8,6 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+pub mod detected;
+
+pub use detected::{Count, F1, RelationScore, compare_found, compare_marks};
+
 use koanscope_scene::{Koan, PieceId, Scene};
 use serde::Serialize;
 

@@ -3,8 +3,7 @@
 use std::path::Path;
 
 use koanscope_geometry::Engine;
-use koanscope_scene::{Color, Piece, PieceId, Scene};
-use nalgebra::Point2;
+use koanscope_scene::{Piece, PieceId, Scene};
 use opencv::core::{self, Mat, Point, Scalar, Vector};
 use opencv::imgcodecs;
 use opencv::imgproc;
@@ -15,7 +14,7 @@ use crate::camera::Camera;
 use crate::detect::{Detection, Detector};
 use crate::error::{CvContext, VisionError};
 use crate::image::size_of;
-use crate::pose::convex_hull;
+use crate::overlay;
 
 /// The scene a frame shows, the detections behind it, and anything the user should know.
 pub struct Analysis {
@@ -81,155 +80,106 @@ fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
-fn bgr(color: Color) -> Scalar {
-    let (b, g, r) = match color {
-        Color::Red => (40.0, 40.0, 230.0),
-        Color::Yellow => (0.0, 220.0, 255.0),
-        Color::Green => (60.0, 200.0, 40.0),
-        Color::Blue => (255.0, 120.0, 30.0),
-        Color::Black => (20.0, 20.0, 20.0),
-        Color::Orange => (0.0, 140.0, 255.0),
-        Color::Cyan => (255.0, 255.0, 0.0),
-        Color::Purple => (200.0, 40.0, 150.0),
-        Color::White | Color::Clear => (250.0, 250.0, 250.0),
-    };
-    Scalar::new(b, g, r, 0.0)
+fn scalar(rgb: [u8; 3]) -> Scalar {
+    Scalar::new(rgb[2] as f64, rgb[1] as f64, rgb[0] as f64, 0.0)
 }
 
-fn cv_point(p: &Point2<f64>) -> Point {
-    Point::new(p.x.round() as i32, p.y.round() as i32)
+fn cv_point(p: &[f64; 2]) -> Point {
+    Point::new(p[0].round() as i32, p[1].round() as i32)
 }
 
-/// Draws outlines, labels, axes, pointing rays and koan outlines over the frame and writes a PNG.
+fn polyline(
+    canvas: &mut Mat,
+    points: &[[f64; 2]],
+    closed: bool,
+    color: Scalar,
+    thickness: i32,
+) -> Result<(), VisionError> {
+    let mut polys = Vector::<Vector<Point>>::new();
+    polys.push(points.iter().map(cv_point).collect());
+    imgproc::polylines(
+        canvas,
+        &polys,
+        closed,
+        color,
+        thickness,
+        imgproc::LINE_AA,
+        0,
+    )
+    .during("drawing the overlay")
+}
+
+fn text(
+    canvas: &mut Mat,
+    text: &str,
+    at: &[f64; 2],
+    scale: f64,
+    color: Scalar,
+) -> Result<(), VisionError> {
+    imgproc::put_text(
+        canvas,
+        text,
+        cv_point(at),
+        imgproc::FONT_HERSHEY_SIMPLEX,
+        scale,
+        color,
+        1,
+        imgproc::LINE_AA,
+        false,
+    )
+    .during("drawing labels")
+}
+
+/// Draws the shapes of [`overlay::shapes`] (outlines, labels, axes, pointing rays, koan
+/// outlines) over the frame and writes a PNG.
 pub fn write_overlay(
     image: &Mat,
     camera: &Camera,
     analysis: &Analysis,
     path: &Path,
 ) -> Result<(), VisionError> {
+    let shapes = overlay::shapes(analysis, camera);
     let mut canvas = image.try_clone().during("copying the frame")?;
     let white = Scalar::new(255.0, 255.0, 255.0, 0.0);
     let magenta = Scalar::new(255.0, 0.0, 255.0, 0.0);
-    for koan in &analysis.scene.koans {
-        let points: Vec<Point2<f64>> = koan
-            .pieces
-            .iter()
-            .filter_map(|id| analysis.detections.get(*id as usize))
-            .flat_map(|d| d.outline_px.iter().copied())
-            .collect();
-        let hull = convex_hull(points);
-        if hull.len() >= 3 {
-            let centre = hull.iter().fold(Point2::origin(), |acc, p| {
-                acc + p.coords / hull.len() as f64
-            });
-            let grown: Vector<Point> = hull
-                .iter()
-                .map(|p| cv_point(&(p + (p - centre).normalize() * 12.0)))
-                .collect();
-            let mut polys = Vector::<Vector<Point>>::new();
-            polys.push(grown.clone());
-            imgproc::polylines(&mut canvas, &polys, true, white, 1, imgproc::LINE_AA, 0)
-                .during("drawing koans")?;
-            if let Some(top) = grown.iter().min_by_key(|p| p.y) {
-                imgproc::put_text(
-                    &mut canvas,
-                    &format!("koan {}", koan.id),
-                    Point::new(top.x - 20, top.y - 6),
-                    imgproc::FONT_HERSHEY_SIMPLEX,
-                    0.45,
-                    white,
-                    1,
-                    imgproc::LINE_AA,
-                    false,
-                )
-                .during("drawing koans")?;
-            }
-        }
-        for [from, to] in &koan.pointing {
-            let (Some(a), Some(b)) = (
-                analysis
-                    .scene
-                    .piece(*from)
-                    .and_then(|p| p.attributes.as_ref()),
-                analysis.scene.piece(*to).and_then(|p| p.image_xy),
-            ) else {
-                continue;
-            };
-            if let Some(apex) = camera.project_table(&a.apex_mm) {
-                imgproc::arrowed_line(
-                    &mut canvas,
-                    cv_point(&apex),
-                    Point::new(b[0] as i32, b[1] as i32),
-                    magenta,
-                    1,
-                    imgproc::LINE_AA,
-                    0,
-                    0.08,
-                )
-                .during("drawing pointing")?;
-            }
+    for koan in &shapes.koans {
+        if koan.outline_px.len() >= 3 {
+            polyline(&mut canvas, &koan.outline_px, true, white, 1)?;
+            text(&mut canvas, &koan.label, &koan.label_px, 0.45, white)?;
         }
     }
-    for (piece, d) in analysis.scene.pieces.iter().zip(&analysis.detections) {
-        let outline: Vector<Point> = d.outline_px.iter().map(cv_point).collect();
-        let mut polys = Vector::<Vector<Point>>::new();
-        polys.push(outline);
-        imgproc::polylines(
-            &mut canvas,
-            &polys,
-            true,
-            bgr(d.color),
-            2,
-            imgproc::LINE_AA,
-            0,
-        )
-        .during("drawing outlines")?;
-        if let Some(a) = &piece.attributes {
-            if let (Some(base), Some(apex)) = (
-                camera.project_table(&a.base_center_mm),
-                camera.project_table(&a.apex_mm),
-            ) {
-                imgproc::line(
-                    &mut canvas,
-                    cv_point(&base),
-                    cv_point(&apex),
-                    white,
-                    1,
-                    imgproc::LINE_AA,
-                    0,
-                )
-                .during("drawing axes")?;
-            }
+    for piece in &shapes.pieces {
+        if piece.pointing_px.len() >= 2 {
+            polyline(&mut canvas, &piece.pointing_px, false, magenta, 1)?;
+            let n = piece.pointing_px.len();
+            imgproc::arrowed_line(
+                &mut canvas,
+                cv_point(&piece.pointing_px[n - 2]),
+                cv_point(&piece.pointing_px[n - 1]),
+                magenta,
+                1,
+                imgproc::LINE_AA,
+                0,
+                0.5,
+            )
+            .during("drawing pointing")?;
         }
-        let orientation = piece
-            .attributes
-            .as_ref()
-            .map_or("?", |a| a.orientation.word());
-        let label = format!(
-            "{} {}{} {} {:.2}",
-            piece.id,
-            &d.color.word()[..1],
-            piece.pips(),
-            orientation,
-            d.confidence
-        );
-        let at =
-            d.outline_px.iter().fold(
-                Point2::new(f64::MAX, 0.0),
-                |m, p| if p.x < m.x { *p } else { m },
-            );
-        imgproc::put_text(
-            &mut canvas,
-            &label,
-            Point::new(at.x as i32 - 10, at.y as i32 + 28),
-            imgproc::FONT_HERSHEY_SIMPLEX,
-            0.4,
-            white,
-            1,
-            imgproc::LINE_AA,
-            false,
-        )
-        .during("drawing labels")?;
+    }
+    for piece in &shapes.pieces {
+        polyline(&mut canvas, &piece.outline_px, true, scalar(piece.rgb), 2)?;
+        if let Some([base, apex]) = &piece.axis_px {
+            imgproc::line(
+                &mut canvas,
+                cv_point(base),
+                cv_point(apex),
+                white,
+                1,
+                imgproc::LINE_AA,
+                0,
+            )
+            .during("drawing axes")?;
+        }
+        text(&mut canvas, &piece.short_label, &piece.label_px, 0.4, white)?;
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|source| VisionError::Write {

@@ -94,6 +94,11 @@ struct Hypothesis {
     lift: f64,
 }
 
+/// Steps of the pattern search up to this long are fine steps, taken for the best seed only, mm.
+const FINE_FROM_MM: f64 = 0.75;
+/// The pattern search stops once its step is this short, mm.
+const FINEST_STEP_MM: f64 = 0.15;
+
 /// Which parameters a refinement may move.
 #[derive(Debug, Clone, Copy)]
 struct Freedom {
@@ -155,7 +160,9 @@ impl Detector {
             for (i, region) in regions.iter().enumerate() {
                 let supports: Vec<Point3<f64>> = apexes
                     .iter()
-                    .filter(|(j, apex)| *j != i && region.holds(camera, apex, 15.0))
+                    // A piece stacked on an apex covers it in the image: the region must
+                    // have pixels right around it.
+                    .filter(|(j, apex)| *j != i && region.near_pixels(camera, apex, 8.0))
                     .map(|(_, apex)| *apex)
                     .collect();
                 let same = supports.len() == refitted_with[i].len()
@@ -320,6 +327,19 @@ impl Detector {
         if depth == 0 || remaining < self.params.min_region_px as f64 {
             return (Vec::new(), -remaining);
         }
+        // What is left cannot make a piece: even the smallest silhouette would rest on too few
+        // of its pixels (see `accept`). The rim a fitted piece leaves usually ends here.
+        let min_support = if supports.is_empty() {
+            self.params.min_new_support
+        } else {
+            self.params.min_new_support / 2.0
+        };
+        if self
+            .smallest_silhouette_px(&region, camera)
+            .is_some_and(|area| remaining < min_support * area)
+        {
+            return (Vec::new(), -remaining);
+        }
         let candidates = self.fit_candidates(&region, camera, supports, allow_tilted, choices);
         let mut best: Option<(Vec<Detection>, f64)> = None;
         for (piece, score) in candidates {
@@ -355,6 +375,30 @@ impl Detector {
             }
         }
         best.unwrap_or((Vec::new(), -remaining))
+    }
+
+    /// A lower bound on the pixels of any small piece's silhouette around what is left of a
+    /// region: the smallest of a few poses there, less a margin for poses not tried.
+    fn smallest_silhouette_px(&self, region: &Region, camera: &Camera) -> Option<f64> {
+        let centre_px = region.target_centre()?;
+        let dims = self.dims(Size::Small);
+        let mut smallest = f64::INFINITY;
+        for (resting, tilt) in [
+            (Resting::Upright, 0.0),
+            (Resting::Flat, flat_tilt(&dims)),
+            (Resting::Tilted, std::f64::consts::PI),
+        ] {
+            let start = self.start_on_table(camera, &centre_px, Size::Small, resting, tilt)?;
+            for yaw in [
+                0.0,
+                std::f64::consts::FRAC_PI_4,
+                std::f64::consts::FRAC_PI_2,
+            ] {
+                let (_, outline) = self.outline(camera, &Hypothesis { yaw, ..start })?;
+                smallest = smallest.min(polygon_area(&outline));
+            }
+        }
+        Some(0.6 * smallest)
     }
 
     fn dims(&self, size: Size) -> PyramidDims {
@@ -425,11 +469,22 @@ impl Detector {
             })
             .collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
-        seeds
+        // Coarse steps for every kept seed, the fine steps for the best of them only.
+        let (_, coarse) = seeds
             .into_iter()
             .take(keep)
-            .map(|(_, seed)| self.refine(region, prefix, camera, seed, freedom))
-            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, seed)| self.refine(region, prefix, camera, seed, freedom, FINE_FROM_MM))
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        // The fine search goes on with the step the coarse one stopped at.
+        let mut first_step_mm = freedom.first_step_mm;
+        while first_step_mm > FINE_FROM_MM {
+            first_step_mm /= 2.0;
+        }
+        let fine = Freedom {
+            first_step_mm,
+            ..freedom
+        };
+        Some(self.refine(region, prefix, camera, coarse, fine, FINEST_STEP_MM))
     }
 
     /// The best `count` single pieces for what is left of a region (each the best of its size
@@ -752,7 +807,8 @@ impl Detector {
         })
     }
 
-    /// Pattern search over position, yaw (and tilt), halving the steps until they are fine.
+    /// Pattern search over position, yaw (and tilt), halving the steps while they are longer
+    /// than `stop_mm`.
     fn refine(
         &self,
         region: &Region,
@@ -760,6 +816,7 @@ impl Detector {
         camera: &Camera,
         start: Hypothesis,
         freedom: Freedom,
+        stop_mm: f64,
     ) -> (f64, Hypothesis) {
         let mut current = start;
         let mut current_score = self.score(region, prefix, camera, &current).0;
@@ -786,7 +843,7 @@ impl Detector {
                 (0.0, 0.0, -1.0, 0.0),
             ]
         };
-        while step_mm > 0.15 {
+        while step_mm > stop_mm {
             let mut improved = false;
             for (dx, dy, dyaw, dtilt) in moves {
                 let candidate = Hypothesis {
@@ -893,6 +950,19 @@ pub fn relearn_colors(
         }
     }
     Ok((learnt, updates))
+}
+
+/// Area of a simple polygon, square pixels.
+fn polygon_area(polygon: &[Point2<f64>]) -> f64 {
+    let n = polygon.len();
+    (0..n)
+        .map(|i| {
+            let (a, b) = (polygon[i], polygon[(i + 1) % n]);
+            a.x * b.y - b.x * a.y
+        })
+        .sum::<f64>()
+        .abs()
+        / 2.0
 }
 
 /// The apex of a detected piece, table frame.

@@ -133,9 +133,9 @@ impl DetectionScore {
 }
 
 /// Pairs found pieces with true ones by nearest image position (greedy, closest pairs first,
-/// visible true pieces before hidden ones, at most `max_px` apart) and scores them. Hidden true pieces do not count against recall, and a
-/// detection paired with one is not a false one.
-pub fn score_scene(found: &Scene, truth: &[TruthPiece], max_px: f64) -> DetectionScore {
+/// visible true pieces before hidden ones, at most `max_px` apart): `(index in found.pieces,
+/// index in truth)`, each index at most once.
+pub fn pair_pieces(found: &Scene, truth: &[TruthPiece], max_px: f64) -> Vec<(usize, usize)> {
     let mut candidates = Vec::new();
     for (i, piece) in found.pieces.iter().enumerate() {
         let Some(xy) = piece.image_xy else { continue };
@@ -152,11 +152,26 @@ pub fn score_scene(found: &Scene, truth: &[TruthPiece], max_px: f64) -> Detectio
     candidates.sort_by(|a, b| hidden(a.2).cmp(&hidden(b.2)).then(a.0.total_cmp(&b.0)));
     let mut found_used = vec![false; found.pieces.len()];
     let mut truth_used = vec![false; truth.len()];
-    let mut score = DetectionScore::default();
+    let mut pairs = Vec::new();
     for (_, i, j) in candidates {
         if found_used[i] || truth_used[j] {
             continue;
         }
+        found_used[i] = true;
+        truth_used[j] = true;
+        pairs.push((i, j));
+    }
+    pairs
+}
+
+/// Scores the pairing of [`pair_pieces`]. Hidden true pieces do not count against recall, and
+/// a detection paired with one is not a false one.
+pub fn score_scene(found: &Scene, truth: &[TruthPiece], max_px: f64) -> DetectionScore {
+    let pairs = pair_pieces(found, truth, max_px);
+    let mut found_used = vec![false; found.pieces.len()];
+    let mut truth_used = vec![false; truth.len()];
+    let mut score = DetectionScore::default();
+    for (i, j) in pairs {
         found_used[i] = true;
         truth_used[j] = true;
         let (f, t) = (&found.pieces[i], &truth[j]);

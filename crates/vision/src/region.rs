@@ -43,14 +43,26 @@ impl Region {
         (n > 0.0).then(|| Point2::new(sx / n, sy / n))
     }
 
-    /// Whether a table point projects inside the region's box, grown by `margin_px`.
-    pub(crate) fn holds(&self, camera: &Camera, point: &Point3<f64>, margin_px: f64) -> bool {
-        camera.project_table(point).is_some_and(|p| {
-            p.x >= self.x0 as f64 - margin_px
-                && p.y >= self.y0 as f64 - margin_px
-                && p.x <= (self.x0 + self.w) as f64 + margin_px
-                && p.y <= (self.y0 + self.h) as f64 + margin_px
-        })
+    /// Whether a table point projects within `radius_px` of one of the region's pixels (those
+    /// left to explain or already explained).
+    pub(crate) fn near_pixels(&self, camera: &Camera, point: &Point3<f64>, radius_px: f64) -> bool {
+        let Some(p) = camera.project_table(point) else {
+            return false;
+        };
+        let (cx, cy) = (p.x - self.x0 as f64, p.y - self.y0 as f64);
+        let r = radius_px.ceil() as i64;
+        let (px, py) = (cx.round() as i64, cy.round() as i64);
+        for y in (py - r).max(0)..=(py + r).min(self.h as i64 - 1) {
+            for x in (px - r).max(0)..=(px + r).min(self.w as i64 - 1) {
+                let (dx, dy) = (x as f64 - cx, y as f64 - cy);
+                if dx * dx + dy * dy <= radius_px * radius_px
+                    && self.target[y as usize * self.w + x as usize] == 1
+                {
+                    return true;
+                }
+            }
+        }
+        false
     }
 }
 
@@ -196,39 +208,122 @@ pub(crate) struct Overlap {
     pub(crate) care: f64,
 }
 
-pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Overlap {
+/// The spans of a convex polygon on the integer rows `first..first + spans.len()`, as
+/// [`row_span`] gives them (same arithmetic), edge by edge instead of row by row. A row the
+/// polygon misses keeps `lo > hi`.
+fn fill_spans(polygon: &[Point2<f64>], first: i64, spans: &mut [(f64, f64)]) {
+    spans.fill((f64::INFINITY, f64::NEG_INFINITY));
+    if spans.is_empty() {
+        return;
+    }
+    let n = polygon.len();
+    let last = first + spans.len() as i64 - 1;
+    for i in 0..n {
+        let a = polygon[i];
+        let b = polygon[(i + 1) % n];
+        let (ylo, yhi) = if a.y <= b.y { (a.y, b.y) } else { (b.y, a.y) };
+        let from = ceil(ylo).max(first);
+        let to = floor(yhi).min(last);
+        if from > to {
+            continue;
+        }
+        let rows = &mut spans[(from - first) as usize..=(to - first) as usize];
+        if (b.y - a.y).abs() < 1e-12 {
+            let (xlo, xhi) = (a.x.min(b.x), a.x.max(b.x));
+            for span in rows {
+                span.0 = if xlo < span.0 { xlo } else { span.0 };
+                span.1 = if xhi > span.1 { xhi } else { span.1 };
+            }
+            continue;
+        }
+        let slope = (b.x - a.x) / (b.y - a.y);
+        let mut x = a.x + (from as f64 - a.y) * slope;
+        for span in rows {
+            span.0 = if x < span.0 { x } else { span.0 };
+            span.1 = if x > span.1 { x } else { span.1 };
+            x += slope;
+        }
+    }
+}
+
+/// `x.ceil()` for the pixel coordinates met here (well inside the range of i64), without the
+/// libm call the baseline x86-64 target makes of it.
+#[inline]
+fn ceil(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) < x { t + 1 } else { t }
+}
+
+/// `x.floor()`, likewise.
+#[inline]
+fn floor(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) > x { t - 1 } else { t }
+}
+
+thread_local! {
+    /// Scratch rows for [`overlap`]: one allocation per thread, not per silhouette scored.
+    static SPANS: std::cell::RefCell<Vec<(f64, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Integer pixel counts of one run of pixels `xa..=xb` on region row `ry` (which may lie outside
+/// the region: all off then).
+#[inline(always)]
+fn count_run(region: &Region, prefix: &Prefix, ry: i64, xa: i64, xb: i64, acc: &mut [i64; 3]) {
+    let total = xb - xa + 1;
+    if ry < 0 || ry >= region.h as i64 {
+        acc[1] += total;
+        return;
+    }
+    let ox = region.x0 as i64;
+    let ca = (xa - ox).clamp(0, region.w as i64) as usize;
+    let cb = (xb - ox + 1).clamp(0, region.w as i64) as usize;
+    let row = ry as usize * (prefix.w + 1);
+    let on = i64::from(prefix.target[row + cb]) - i64::from(prefix.target[row + ca]);
+    let care = i64::from(prefix.dontcare[row + cb]) - i64::from(prefix.dontcare[row + ca]);
+    acc[0] += on;
+    acc[2] += care;
+    acc[1] += total - on - care;
+}
+
+fn row_range(polygons: &[&[Point2<f64>]]) -> Option<(i64, usize)> {
     let (mut ymin, mut ymax) = (f64::INFINITY, f64::NEG_INFINITY);
-    for p in polygon_px {
+    for p in polygons.iter().flat_map(|p| p.iter()) {
         ymin = ymin.min(p.y);
         ymax = ymax.max(p.y);
     }
-    let mut result = Overlap::default();
-    let (ox, oy) = (region.x0 as f64, region.y0 as f64);
-    let (first, last) = (ymin.ceil() as i64, ymax.floor() as i64);
-    for y in first..=last {
-        let Some((lo, hi)) = row_span(polygon_px, y as f64) else {
-            continue;
-        };
-        let (xa, xb) = (lo.ceil() as i64, hi.floor() as i64);
-        if xb < xa {
-            continue;
-        }
-        let total = (xb - xa + 1) as f64;
-        let ry = y - oy as i64;
-        if ry < 0 || ry >= region.h as i64 {
-            result.off += total;
-            continue;
-        }
-        let ca = (xa - ox as i64).clamp(0, region.w as i64) as usize;
-        let cb = (xb - ox as i64 + 1).clamp(0, region.w as i64) as usize;
-        let row = ry as usize * (prefix.w + 1);
-        let on = f64::from(prefix.target[row + cb] - prefix.target[row + ca]);
-        let care = f64::from(prefix.dontcare[row + cb] - prefix.dontcare[row + ca]);
-        result.on += on;
-        result.care += care;
-        result.off += total - on - care;
+    if !(ymin.is_finite() && ymax.is_finite()) {
+        return None;
     }
-    result
+    let (first, last) = (ceil(ymin), floor(ymax));
+    (last >= first).then_some((first, (last - first + 1) as usize))
+}
+
+pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Overlap {
+    let Some((first, rows)) = row_range(&[polygon_px]) else {
+        return Overlap::default();
+    };
+    let oy = region.y0 as i64;
+    let mut acc = [0i64; 3];
+    SPANS.with_borrow_mut(|spans| {
+        spans.resize(rows, (0.0, 0.0));
+        fill_spans(polygon_px, first, &mut spans[..rows]);
+        for (k, &(lo, hi)) in spans[..rows].iter().enumerate() {
+            if lo > hi {
+                continue;
+            }
+            let (xa, xb) = (ceil(lo), floor(hi));
+            if xb < xa {
+                continue;
+            }
+            count_run(region, prefix, first + k as i64 - oy, xa, xb, &mut acc);
+        }
+    });
+    Overlap {
+        on: acc[0] as f64,
+        off: acc[1] as f64,
+        care: acc[2] as f64,
+    }
 }
 
 /// Like [`overlap`] for the union of several convex silhouettes.
@@ -237,46 +332,53 @@ pub(crate) fn overlap_union(
     prefix: &Prefix,
     polygons: &[Vec<Point2<f64>>],
 ) -> Overlap {
-    let (mut ymin, mut ymax) = (f64::INFINITY, f64::NEG_INFINITY);
-    for p in polygons.iter().flatten() {
-        ymin = ymin.min(p.y);
-        ymax = ymax.max(p.y);
-    }
-    let mut result = Overlap::default();
-    let (ox, oy) = (region.x0 as i64, region.y0 as i64);
-    for y in (ymin.ceil() as i64)..=(ymax.floor() as i64) {
-        let mut spans: Vec<(i64, i64)> = polygons
-            .iter()
-            .filter_map(|poly| row_span(poly, y as f64))
-            .map(|(lo, hi)| (lo.ceil() as i64, hi.floor() as i64))
-            .filter(|(a, b)| b >= a)
-            .collect();
-        spans.sort_unstable();
-        let mut merged: Vec<(i64, i64)> = Vec::new();
-        for (a, b) in spans {
-            match merged.last_mut() {
+    let slices: Vec<&[Point2<f64>]> = polygons.iter().map(|p| p.as_slice()).collect();
+    let Some((first, rows)) = row_range(&slices) else {
+        return Overlap::default();
+    };
+    let per_polygon: Vec<Vec<(f64, f64)>> = slices
+        .iter()
+        .map(|poly| {
+            let mut spans = vec![(0.0, 0.0); rows];
+            fill_spans(poly, first, &mut spans);
+            spans
+        })
+        .collect();
+    let oy = region.y0 as i64;
+    let mut acc = [0i64; 3];
+    let mut runs: Vec<(i64, i64)> = Vec::with_capacity(polygons.len());
+    for k in 0..rows {
+        runs.clear();
+        runs.extend(
+            per_polygon
+                .iter()
+                .map(|spans| spans[k])
+                .filter(|(lo, hi)| lo <= hi)
+                .map(|(lo, hi)| (ceil(lo), floor(hi)))
+                .filter(|(a, b)| b >= a),
+        );
+        runs.sort_unstable();
+        let mut current: Option<(i64, i64)> = None;
+        for &(a, b) in &runs {
+            match current.as_mut() {
                 Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
-                _ => merged.push((a, b)),
+                _ => {
+                    if let Some((xa, xb)) = current {
+                        count_run(region, prefix, first + k as i64 - oy, xa, xb, &mut acc);
+                    }
+                    current = Some((a, b));
+                }
             }
         }
-        let ry = y - oy;
-        for (xa, xb) in merged {
-            let total = (xb - xa + 1) as f64;
-            if ry < 0 || ry >= region.h as i64 {
-                result.off += total;
-                continue;
-            }
-            let ca = (xa - ox).clamp(0, region.w as i64) as usize;
-            let cb = (xb - ox + 1).clamp(0, region.w as i64) as usize;
-            let row = ry as usize * (prefix.w + 1);
-            let on = f64::from(prefix.target[row + cb] - prefix.target[row + ca]);
-            let care = f64::from(prefix.dontcare[row + cb] - prefix.dontcare[row + ca]);
-            result.on += on;
-            result.care += care;
-            result.off += total - on - care;
+        if let Some((xa, xb)) = current {
+            count_run(region, prefix, first + k as i64 - oy, xa, xb, &mut acc);
         }
     }
-    result
+    Overlap {
+        on: acc[0] as f64,
+        off: acc[1] as f64,
+        care: acc[2] as f64,
+    }
 }
 
 /// Pixels still to explain under a silhouette.
@@ -344,6 +446,37 @@ pub(crate) fn open_residual(region: &mut Region) {
                     region.dontcare[i] = 1;
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_edge_by_edge_equal_spans_row_by_row() {
+        let polygon = vec![
+            Point2::new(10.3, 5.2),
+            Point2::new(40.7, 12.0),
+            Point2::new(35.1, 40.9),
+            Point2::new(12.0, 40.9),
+            Point2::new(3.5, 22.25),
+        ];
+        let (first, rows) = row_range(&[&polygon]).expect("rows");
+        let mut spans = vec![(0.0, 0.0); rows];
+        fill_spans(&polygon, first, &mut spans);
+        for (k, span) in spans.iter().enumerate() {
+            let y = (first + k as i64) as f64;
+            let (lo, hi) = row_span(&polygon, y).expect("the row meets the polygon");
+            assert!(
+                (lo - span.0).abs() < 1e-9 && (hi - span.1).abs() < 1e-9,
+                "row {y}"
+            );
+        }
+        for x in [-3.5, -3.0, -0.2, 0.0, 0.7, 2.0, 1e4 + 0.5] {
+            assert_eq!(ceil(x), x.ceil() as i64);
+            assert_eq!(floor(x), x.floor() as i64);
         }
     }
 }

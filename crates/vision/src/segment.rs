@@ -84,3 +84,19 @@ fn continuous_bytes(mat: &Mat) -> Result<Vec<u8>, VisionError> {
     };
     Ok(mat.data_bytes().during("reading a frame")?.to_vec())
 }
+
+/// The floor a frame's analysis is measured against: what any colour pipeline pays, OpenCV's
+/// conversion of the frame to Lab plus a threshold of it. Returns the thresholded image.
+pub fn floor_lab_threshold(image: &Mat) -> Result<Mat, VisionError> {
+    let mut lab = Mat::default();
+    imgproc::cvt_color_def(image, &mut lab, imgproc::COLOR_BGR2Lab).during("converting to Lab")?;
+    let mut mask = Mat::default();
+    imgproc::threshold(&lab, &mut mask, 128.0, 255.0, imgproc::THRESH_BINARY)
+        .during("thresholding")?;
+    Ok(mask)
+}
+
+/// Makes OpenCV run every call on the calling thread, so timings are those of one core.
+pub fn use_one_thread() -> Result<(), VisionError> {
+    opencv::core::set_num_threads(1).during("setting OpenCV's threads")
+}
