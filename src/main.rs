@@ -19,8 +19,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show koanscope on the bundled demo table (no camera needed).
+    /// The live window on the bundled sample table, koanscope as the Master (no camera needed).
     Demo(commands::demo::Args),
+    /// The window at the table: a webcam, a video or a folder of frames, the Master's console
+    /// and the public table view.
+    Live(commands::live::Args),
     /// Derive every attribute, relation and koan from a poses (or scene) document.
     Attributes(commands::attributes::Args),
     /// Measure the speed targets against a baseline timed in the same run.
@@ -59,6 +62,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo(args) => commands::demo::run(args),
+        Command::Live(args) => commands::live::run(args),
         Command::Attributes(args) => commands::attributes::run(args),
         Command::GeometryCheck(args) => commands::geometry_check::run(args),
         Command::Bench(args) => commands::bench::run(args),

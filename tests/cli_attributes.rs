@@ -55,11 +55,11 @@ fn attributes_can_be_read_in_words() {
 }
 
 #[test]
-fn the_demo_runs_with_no_files_around() {
+fn the_demo_table_in_words_needs_no_files_around() {
     let dir = tempfile::tempdir().unwrap();
     koanscope()
         .current_dir(dir.path())
-        .arg("demo")
+        .args(["demo", "--text"])
         .assert()
         .success()
         .stdout(predicate::str::contains("Koan 1 (3 pieces)"))

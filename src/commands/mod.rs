@@ -8,6 +8,7 @@ pub mod demo;
 pub mod eval;
 pub mod game;
 pub mod geometry_check;
+pub mod live;
 pub mod replay;
 pub mod report;
 pub mod rules;

@@ -20,6 +20,9 @@ pub struct FolderOptions {
     /// Start again from the first image after the last.
     pub looping: bool,
     pub pacing: Pacing,
+    /// Play only the images whose file name starts with this (a dataset folder also holds its
+    /// calibration board, `table.jpg`, which is no scene to watch).
+    pub name_prefix: Option<String>,
 }
 
 impl Default for FolderOptions {
@@ -29,6 +32,7 @@ impl Default for FolderOptions {
             fps: 30.0,
             looping: false,
             pacing: Pacing::RealTime,
+            name_prefix: None,
         }
     }
 }
@@ -61,7 +65,7 @@ impl ImageFolder {
                 path: dir.to_path_buf(),
             });
         }
-        let images = list_images(dir)?;
+        let images = list_images(dir, options.name_prefix.as_deref())?;
         if images.is_empty() {
             return Err(CaptureError::EmptyFolder {
                 path: dir.to_path_buf(),
@@ -174,7 +178,7 @@ impl FrameSource for ImageFolder {
 }
 
 /// JPEG and PNG files of a folder (by extension, any case), in natural name order.
-fn list_images(dir: &Path) -> Result<Vec<PathBuf>, CaptureError> {
+fn list_images(dir: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>, CaptureError> {
     let entries = std::fs::read_dir(dir).map_err(|e| CaptureError::ImageUnreadable {
         path: dir.to_path_buf(),
         reason: format!("cannot list the folder: {e}"),
@@ -183,6 +187,11 @@ fn list_images(dir: &Path) -> Result<Vec<PathBuf>, CaptureError> {
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| {
             path.is_file()
+                && prefix.is_none_or(|p| {
+                    path.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(p))
+                })
                 && path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
                     matches!(e.to_ascii_lowercase().as_str(), "jpg" | "jpeg" | "png")
                 })

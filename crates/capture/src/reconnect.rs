@@ -42,6 +42,9 @@ pub struct Reconnecting {
     /// Added to the inner source's frame times (they restart at 0 on each reopen).
     offset: Duration,
     next_index: u64,
+    /// Added to the inner source's frame indices (they restart at 0 on each reopen); gaps the
+    /// inner source leaves (frames dropped by a slow reader) are kept, so they can be counted.
+    index_base: u64,
     last_time: Option<Duration>,
     paused: Option<Paused>,
     next_try: Instant,
@@ -69,6 +72,7 @@ impl Reconnecting {
             clock: now,
             offset: Duration::ZERO,
             next_index: 0,
+            index_base: 0,
             last_time: None,
             paused: None,
             next_try: now,
@@ -116,6 +120,7 @@ impl Reconnecting {
                     let after_last = self.last_time.map_or(Duration::ZERO, |t| t + self.interval);
                     self.offset = self.clock.elapsed().max(after_last);
                     self.inner = Some(inner);
+                    self.index_base = self.next_index;
                     self.paused = None;
                 }
                 Err(error) => {
@@ -129,9 +134,9 @@ impl Reconnecting {
         let inner = self.inner.as_mut().expect("opened above");
         match inner.next_frame() {
             Ok(Some(mut frame)) => {
-                frame.index = self.next_index;
+                frame.index += self.index_base;
                 frame.time += self.offset;
-                self.next_index += 1;
+                self.next_index = frame.index + 1;
                 self.last_time = Some(frame.time);
                 Ok(Delivery::Frame(frame))
             }

@@ -15,6 +15,7 @@ fn unpaced(hold_ms: u64, fps: f64) -> FolderOptions {
         fps,
         looping: false,
         pacing: Pacing::Unpaced,
+        name_prefix: None,
     }
 }
 
@@ -88,6 +89,7 @@ fn real_time_pacing_keeps_the_nominal_rate_and_drops_what_the_reader_misses() {
         fps: 20.0,
         looping: false,
         pacing: Pacing::RealTime,
+        name_prefix: None,
     };
     let mut source = ImageFolder::open(&samples(), options).unwrap();
     let start = Instant::now();

@@ -26,8 +26,8 @@ pub struct ConsoleState {
 
 fn mark_words(mark: Mark) -> &'static str {
     match mark {
-        Mark::White => "○ white",
-        Mark::Black => "● black",
+        Mark::White => "WHITE",
+        Mark::Black => "BLACK",
     }
 }
 
@@ -97,7 +97,7 @@ fn status(ui: &mut Ui, table: &LiveTable, state: &ConsoleState) {
         ui.label(RichText::new(format!("Secret rule (private): {}", rule.text)).italics());
     }
     for w in &feed.warnings {
-        ui.colored_label(Color32::from_rgb(255, 200, 60), format!("⚠ {w}"));
+        ui.colored_label(Color32::from_rgb(255, 200, 60), format!("warning: {w}"));
     }
 }
 
@@ -368,17 +368,17 @@ fn koans(ui: &mut Ui, table: &mut LiveTable, state: &mut ConsoleState) {
         for call in &k.judgment_calls {
             ui.colored_label(
                 Color32::from_rgb(255, 190, 60),
-                format!("⚠ near call ({}): {}", call.what, call.note),
+                format!("near call ({}): {}", call.what, call.note),
             );
         }
         for c in &k.corrections {
-            ui.label(format!("✎ {c}"));
+            ui.label(format!("corrected: {c}"));
         }
         ui.horizontal_wrapped(|ui| {
             for p in &k.scene.pieces {
                 let selected = state.selected == Some((k.tracked, p.id));
                 if ui
-                    .selectable_label(selected, format!("✎ {}", draw::piece_label(p)))
+                    .selectable_label(selected, draw::piece_label(p))
                     .clicked()
                 {
                     state.selected = if selected {

@@ -185,7 +185,7 @@ pub fn piece_label(piece: &Piece) -> String {
         text.push(' ');
         text.push_str(a.orientation.word());
         if !a.grounded {
-            text.push_str(" ⬆");
+            text.push_str(" raised");
         }
     }
     text

@@ -100,7 +100,7 @@ fn stones_text(n: u32) -> String {
     if n == 0 {
         "none".into()
     } else {
-        format!("{n} {}", "●".repeat(n.min(8) as usize))
+        format!("{n}")
     }
 }
 
@@ -151,7 +151,7 @@ fn books(ui: &mut Ui, table: &LiveTable) {
         Some(Mark::Black) => (w, b + 1),
         None => (w, b),
     });
-    ui.label(RichText::new(format!("On the table: {white} ○ white, {black} ● black")).size(20.0));
+    ui.label(RichText::new(format!("On the table: {white} white, {black} black")).size(20.0));
     if let Some(ending) = game.ending() {
         ui.separator();
         let text = match ending {
@@ -176,11 +176,7 @@ fn mondo(ui: &mut Ui, koan: &GameKoan) {
     }
     for (student, answer) in &m.answers {
         let right = koan.mark == Some(*answer);
-        let verdict = if right { "✔ stone" } else { "✘" };
-        let stone = match answer {
-            Mark::White => "○",
-            Mark::Black => "●",
-        };
-        ui.label(RichText::new(format!("{student}: {stone} {answer} {verdict}")).size(18.0));
+        let verdict = if right { "right: stone" } else { "wrong" };
+        ui.label(RichText::new(format!("{student}: {answer}, {verdict}")).size(18.0));
     }
 }

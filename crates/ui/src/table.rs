@@ -78,7 +78,7 @@ pub struct LiveTable {
     store: Store,
     session: SessionId,
     game: Game,
-    services: Box<dyn Services>,
+    services: Box<dyn Services + Send>,
     feed: TableFeed,
     corrected: BTreeMap<u64, Corrected>,
     links: BTreeMap<u64, KoanNo>,
@@ -113,7 +113,7 @@ impl LiveTable {
         store: Store,
         session: SessionId,
         game: Game,
-        services: Box<dyn Services>,
+        services: Box<dyn Services + Send>,
     ) -> LiveTable {
         LiveTable {
             store,
@@ -165,6 +165,19 @@ impl LiveTable {
     /// The game's number of a koan on the table, once logged.
     pub fn koan_no(&self, tracked: u64) -> Option<KoanNo> {
         self.links.get(&tracked).copied()
+    }
+
+    /// The koans on the table (tracker ids) that carry a mark in the books.
+    pub fn marked_tracked(&self) -> Vec<u64> {
+        self.links
+            .iter()
+            .filter(|(_, no)| {
+                self.game
+                    .koan(**no)
+                    .is_some_and(|k| k.in_play && k.mark.is_some())
+            })
+            .map(|(t, _)| *t)
+            .collect()
     }
 
     /// The tracked koan showing a logged koan, if it is on the table.

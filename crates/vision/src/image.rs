@@ -28,3 +28,24 @@ pub fn read_bgr(path: &Path) -> Result<Mat, VisionError> {
 pub fn size_of(image: &Mat) -> [u32; 2] {
     [image.cols().max(0) as u32, image.rows().max(0) as u32]
 }
+
+/// A camera frame given as RGB bytes (row by row, no padding) as the BGR image OpenCV works on.
+pub fn bgr_from_rgb(width: u32, height: u32, rgb: &[u8]) -> Result<Mat, VisionError> {
+    if rgb.len() != width as usize * height as usize * 3 || width == 0 || height == 0 {
+        return Err(VisionError::OpenCv {
+            during: "taking a camera frame",
+            source: opencv::Error::new(
+                opencv::core::StsBadSize,
+                format!("{} bytes is not a {width}x{height} RGB frame", rgb.len()),
+            ),
+        });
+    }
+    let flat = Mat::from_slice(rgb).during("taking a camera frame")?;
+    let rgb_mat = flat
+        .reshape(3, height as i32)
+        .during("taking a camera frame")?;
+    let mut bgr = Mat::default();
+    opencv::imgproc::cvt_color_def(&rgb_mat, &mut bgr, opencv::imgproc::COLOR_RGB2BGR)
+        .during("converting a camera frame to BGR")?;
+    Ok(bgr)
+}

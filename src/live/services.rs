@@ -1,0 +1,36 @@
+//! The rule engine's counter-example search, for the Master's console.
+
+use koanscope_builder::GeometryRealiser;
+use koanscope_game::Game;
+use koanscope_rules::{SearchOptions, SearchResult, find_counterexample};
+use koanscope_ui::{Services, Suggestion};
+
+/// Counter-examples built for real (build plans placed and checked by the geometry engine).
+#[derive(Default)]
+pub struct RuleServices {
+    realiser: GeometryRealiser,
+}
+
+impl Services for RuleServices {
+    fn counterexample(&self, game: &Game) -> Result<Option<Suggestion>, String> {
+        let secret = game
+            .secret_rule()
+            .ok_or("this window does not know the secret rule")?;
+        let guess = game.guess().ok_or("there is no guess to disprove")?;
+        match find_counterexample(
+            secret,
+            &guess.rule,
+            &SearchOptions::default(),
+            &self.realiser,
+        )
+        .map_err(|e| e.to_string())?
+        {
+            SearchResult::Found(found) => Ok(Some(Suggestion {
+                words: found.plan.describe(),
+                mark: found.rule_mark,
+                scene: found.scene,
+            })),
+            SearchResult::NotFound { .. } => Ok(None),
+        }
+    }
+}
