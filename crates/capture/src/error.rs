@@ -71,14 +71,8 @@ pub enum CaptureError {
     #[error("cannot read image {path}: {reason}. Replace or remove the file")]
     ImageUnreadable { path: PathBuf, reason: String },
 
-    #[error(
-        "{path} holds no JPEG or PNG images{}: point --images at a folder of frames",
-        pattern.as_ref().map(|p| format!(" named like {p:?}")).unwrap_or_default()
-    )]
-    EmptyFolder {
-        path: PathBuf,
-        pattern: Option<String>,
-    },
+    #[error("{path} holds no JPEG or PNG images: point --images at a folder of frames")]
+    EmptyFolder { path: PathBuf },
 
     #[error(
         "image {path} is {width}x{height} but the first frame of the folder is \

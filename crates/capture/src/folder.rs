@@ -20,9 +20,6 @@ pub struct FolderOptions {
     /// Start again from the first image after the last.
     pub looping: bool,
     pub pacing: Pacing,
-    /// Only the files whose name matches this pattern (`*` any run of characters, `?` one), e.g.
-    /// `scene_*` to leave out a calibration picture kept beside the frames.
-    pub pattern: Option<String>,
 }
 
 impl Default for FolderOptions {
@@ -32,7 +29,6 @@ impl Default for FolderOptions {
             fps: 30.0,
             looping: false,
             pacing: Pacing::RealTime,
-            pattern: None,
         }
     }
 }
@@ -65,11 +61,10 @@ impl ImageFolder {
                 path: dir.to_path_buf(),
             });
         }
-        let images = list_images(dir, options.pattern.as_deref())?;
+        let images = list_images(dir)?;
         if images.is_empty() {
             return Err(CaptureError::EmptyFolder {
                 path: dir.to_path_buf(),
-                pattern: options.pattern.clone(),
             });
         }
         let fps = if options.fps.is_finite() && options.fps > 0.0 {
@@ -178,9 +173,8 @@ impl FrameSource for ImageFolder {
     }
 }
 
-/// JPEG and PNG files of a folder (by extension, any case) whose name matches `pattern`, in
-/// natural name order.
-fn list_images(dir: &Path, pattern: Option<&str>) -> Result<Vec<PathBuf>, CaptureError> {
+/// JPEG and PNG files of a folder (by extension, any case), in natural name order.
+fn list_images(dir: &Path) -> Result<Vec<PathBuf>, CaptureError> {
     let entries = std::fs::read_dir(dir).map_err(|e| CaptureError::ImageUnreadable {
         path: dir.to_path_buf(),
         reason: format!("cannot list the folder: {e}"),
@@ -192,27 +186,10 @@ fn list_images(dir: &Path, pattern: Option<&str>) -> Result<Vec<PathBuf>, Captur
                 && path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
                     matches!(e.to_ascii_lowercase().as_str(), "jpg" | "jpeg" | "png")
                 })
-                && pattern.is_none_or(|pattern| {
-                    path.file_name()
-                        .is_some_and(|name| glob_match(pattern.as_bytes(), name.as_encoded_bytes()))
-                })
         })
         .collect();
     images.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
     Ok(images)
-}
-
-/// Does `name` match `pattern`, where `*` matches any run of bytes and `?` any one byte?
-pub(crate) fn glob_match(pattern: &[u8], name: &[u8]) -> bool {
-    match (pattern.first(), name.first()) {
-        (None, None) => true,
-        (Some(b'*'), _) => {
-            glob_match(&pattern[1..], name) || (!name.is_empty() && glob_match(pattern, &name[1..]))
-        }
-        (Some(b'?'), Some(_)) => glob_match(&pattern[1..], &name[1..]),
-        (Some(p), Some(n)) if p == n => glob_match(&pattern[1..], &name[1..]),
-        _ => false,
-    }
 }
 
 /// Compares names with runs of digits as numbers, so `frame2` comes before `frame10`.
@@ -271,17 +248,7 @@ pub(crate) fn read_rgb(path: &Path) -> Result<RgbImage, CaptureError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{glob_match, natural_cmp};
-
-    #[test]
-    fn patterns_match_names() {
-        let m = |p: &str, n: &str| glob_match(p.as_bytes(), n.as_bytes());
-        assert!(m("scene_*", "scene_00.jpg"));
-        assert!(!m("scene_*", "table.jpg"));
-        assert!(m("*.png", "a.png") && !m("*.png", "a.jpg"));
-        assert!(m("f?.jpg", "f1.jpg") && !m("f?.jpg", "f10.jpg"));
-        assert!(m("*", "anything"));
-    }
+    use super::natural_cmp;
 
     #[test]
     fn numbers_in_names_sort_as_numbers() {

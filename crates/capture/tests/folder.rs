@@ -15,7 +15,6 @@ fn unpaced(hold_ms: u64, fps: f64) -> FolderOptions {
         fps,
         looping: false,
         pacing: Pacing::Unpaced,
-        pattern: None,
     }
 }
 
@@ -89,7 +88,6 @@ fn real_time_pacing_keeps_the_nominal_rate_and_drops_what_the_reader_misses() {
         fps: 20.0,
         looping: false,
         pacing: Pacing::RealTime,
-        pattern: None,
     };
     let mut source = ImageFolder::open(&samples(), options).unwrap();
     let start = Instant::now();
@@ -196,29 +194,4 @@ fn a_source_can_be_handed_to_a_vision_thread() {
     .join()
     .unwrap();
     assert_eq!(frames, 12);
-}
-
-#[test]
-fn a_pattern_leaves_out_the_calibration_picture() {
-    let options = FolderOptions {
-        pattern: Some("scene_*".into()),
-        ..unpaced(100, 30.0)
-    };
-    let source = ImageFolder::open(&samples(), options).unwrap();
-    let names: Vec<_> = source
-        .images()
-        .iter()
-        .map(|p| p.file_name().unwrap().to_owned())
-        .collect();
-    assert_eq!(names, ["scene_00.jpg", "scene_02.jpg", "scene_03.jpg"]);
-
-    let options = FolderOptions {
-        pattern: Some("frame_*".into()),
-        ..unpaced(100, 30.0)
-    };
-    let error = ImageFolder::open(&samples(), options).unwrap_err();
-    assert!(
-        error.to_string().contains("named like \"frame_*\""),
-        "{error}"
-    );
 }

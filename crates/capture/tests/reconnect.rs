@@ -28,7 +28,6 @@ fn opener(dir: PathBuf) -> koanscope_capture::Opener {
             fps: 50.0,
             looping: true,
             pacing: Pacing::RealTime,
-            pattern: None,
         };
         Ok(Box::new(ImageFolder::open(&dir, options)?) as Box<dyn FrameSource>)
     })
@@ -133,7 +132,6 @@ fn a_corrupt_frame_ends_the_stream_instead_of_pausing() {
         fps: 50.0,
         looping: false,
         pacing: Pacing::Unpaced,
-        pattern: None,
     };
     let dir = frames.clone();
     let mut source = Reconnecting::open(
