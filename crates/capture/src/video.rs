@@ -39,6 +39,8 @@ pub struct VideoFile {
     loop_offset: u64,
     bgr: Mat,
     rgb: Mat,
+    /// The first frame, decoded at open, not handed out yet.
+    first_pending: bool,
 }
 
 // SAFETY-free: VideoCapture is Send in the opencv crate; this assertion keeps it that way.
@@ -65,13 +67,8 @@ impl VideoFile {
         let name = path
             .to_str()
             .ok_or_else(|| unreadable("the path is not valid UTF-8"))?;
-        let capture =
-            videoio::VideoCapture::from_file(name, videoio::CAP_ANY).during("opening a video")?;
-        if !capture.is_opened().during("opening a video")? {
-            return Err(unreadable(
-                "no decoder accepts it (corrupt, or an unknown format)",
-            ));
-        }
+        let capture = open_capture(name)?
+            .ok_or_else(|| unreadable("no decoder accepts it (corrupt, or an unknown format)"))?;
         let get = |prop| capture.get(prop).during("reading video properties");
         let width = get(videoio::CAP_PROP_FRAME_WIDTH)?;
         let height = get(videoio::CAP_PROP_FRAME_HEIGHT)?;
@@ -98,12 +95,14 @@ impl VideoFile {
             loop_offset: 0,
             bgr: Mat::default(),
             rgb: Mat::default(),
+            first_pending: false,
         };
-        // Decode the first frame now, so a file with a valid header but corrupt data fails here.
+        // Decode the first frame now, so a file with a valid header but corrupt data fails here;
+        // it is kept for the first `next_frame` (no seeking back: not every format can).
         if !video.read_bgr()? {
             return Err(unreadable("its first frame cannot be decoded"));
         }
-        video.rewind()?;
+        video.first_pending = true;
         Ok(video)
     }
 
@@ -112,11 +111,16 @@ impl VideoFile {
         self.frame_count
     }
 
+    /// Back to the first frame by opening the file again: seeking is not reliable in every
+    /// format, reopening is.
     fn rewind(&mut self) -> Result<(), CaptureError> {
-        self.capture
-            .set(videoio::CAP_PROP_POS_FRAMES, 0.0)
-            .during("rewinding a video")?;
+        let name = self.path.to_str().unwrap_or_default();
+        self.capture = open_capture(name)?.ok_or_else(|| CaptureError::Disconnected {
+            what: format!("video {}", self.path.display()),
+            reason: "it can no longer be opened".into(),
+        })?;
         self.position = 0;
+        self.first_pending = false;
         Ok(())
     }
 
@@ -173,16 +177,20 @@ impl FrameSource for VideoFile {
         let index = self.pacer.next_index();
         // Frames the caller was too slow for are skipped (grabbed, not decoded), as a camera drops them.
         let mut target = index.saturating_sub(self.loop_offset);
-        loop {
-            if self.skip_to(target)? && self.read_bgr()? {
-                break;
+        // The first frame was decoded at open.
+        let first = std::mem::take(&mut self.first_pending) && target == 0;
+        if !first {
+            loop {
+                if self.skip_to(target)? && self.read_bgr()? {
+                    break;
+                }
+                if !self.options.looping || self.position == 0 {
+                    return Ok(None);
+                }
+                self.loop_offset += self.position;
+                target = index.saturating_sub(self.loop_offset);
+                self.rewind()?;
             }
-            if !self.options.looping || self.position == 0 {
-                return Ok(None);
-            }
-            self.loop_offset += self.position;
-            target = index.saturating_sub(self.loop_offset);
-            self.rewind()?;
         }
         imgproc::cvt_color_def(&self.bgr, &mut self.rgb, imgproc::COLOR_BGR2RGB)
             .during("converting a frame to RGB")?;
@@ -193,6 +201,18 @@ impl FrameSource for VideoFile {
             image,
         }))
     }
+}
+
+/// FFmpeg first (it reads nearly everything and says little about what it cannot), then any
+/// other backend. None when none can open the file.
+fn open_capture(name: &str) -> Result<Option<videoio::VideoCapture>, CaptureError> {
+    for backend in [videoio::CAP_FFMPEG, videoio::CAP_ANY] {
+        let capture = videoio::VideoCapture::from_file(name, backend).during("opening a video")?;
+        if capture.is_opened().during("opening a video")? {
+            return Ok(Some(capture));
+        }
+    }
+    Ok(None)
 }
 
 /// Copies a continuous 8-bit 3-channel Mat into an [`RgbImage`] (channel order unchanged).

@@ -180,3 +180,20 @@ fn frames_of_another_size_are_refused() {
         "{text}"
     );
 }
+
+#[test]
+fn a_source_can_be_handed_to_a_vision_thread() {
+    let source: Box<dyn FrameSource> =
+        Box::new(ImageFolder::open(&samples(), unpaced(100, 30.0)).unwrap());
+    let frames = std::thread::spawn(move || {
+        let mut source = source;
+        let mut count = 0;
+        while source.next_frame().unwrap().is_some() {
+            count += 1;
+        }
+        count
+    })
+    .join()
+    .unwrap();
+    assert_eq!(frames, 12);
+}

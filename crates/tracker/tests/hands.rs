@@ -34,8 +34,19 @@ fn inside(polygon: &[(f64, f64)], x: f64, y: f64) -> bool {
 /// and a hand in skin tones, shaded across the arm, with a little pixel noise like a camera's.
 /// `reach` in [0, 1] is how far it has come in.
 fn with_arm(base: &RgbImage, reach: f64, hand: (f64, f64)) -> RgbImage {
+    let entry = (930.0, base.height() as f64 + 20.0);
+    with_arm_from(base, entry, reach, hand, [224.0, 172.0, 142.0])
+}
+
+/// An arm entering at `entry` (outside the frame) in the colour `rgb`.
+fn with_arm_from(
+    base: &RgbImage,
+    entry: (f64, f64),
+    reach: f64,
+    hand: (f64, f64),
+    rgb: [f64; 3],
+) -> RgbImage {
     let (w, h) = (base.width() as f64, base.height() as f64);
-    let entry = (930.0, h + 20.0);
     let tip = (
         entry.0 + (hand.0 - entry.0) * reach,
         entry.1 + (hand.1 - entry.1) * reach,
@@ -65,7 +76,7 @@ fn with_arm(base: &RgbImage, reach: f64, hand: (f64, f64)) -> RgbImage {
             noise = noise.wrapping_mul(1_103_515_245).wrapping_add(12345);
             let jitter = ((noise >> 16) % 9) as f64 - 4.0;
             let tone = |c: f64| (c * shade + jitter).clamp(0.0, 255.0) as u8;
-            out.put_pixel(x, y, Rgb([tone(224.0), tone(172.0), tone(142.0)]));
+            out.put_pixel(x, y, Rgb([tone(rgb[0]), tone(rgb[1]), tone(rgb[2])]));
         }
     }
     out
@@ -223,6 +234,73 @@ fn pieces_under_a_hand_never_become_koans_and_the_table_resumes() {
             .koans()
             .iter()
             .all(|k| k.state() == KoanState::Built)
+    );
+}
+
+#[test]
+fn a_dark_sleeve_from_the_left_on_another_table_is_seen_too() {
+    let table = frame("S2/scene_01.jpg");
+    let mut detector = OcclusionDetector::default();
+    let mut time = Duration::ZERO;
+    for _ in 0..5 {
+        detector.observe(&table, time);
+        time += Duration::from_millis(100);
+    }
+    let navy = [40.0, 45.0, 80.0];
+    for reach in [0.3, 0.7, 1.0, 1.0, 1.0, 0.5] {
+        let arm = with_arm_from(&table, (-30.0, 300.0), reach, (640.0, 380.0), navy);
+        let reading = detector.observe(&arm, time);
+        time += Duration::from_millis(100);
+        assert!(reading.occluded, "reach {reach}: {reading:?}");
+    }
+}
+
+#[test]
+fn camera_noise_is_not_a_hand() {
+    let table = frame("S1/scene_00.jpg");
+    let mut detector = OcclusionDetector::default();
+    let mut seed: u32 = 7;
+    for i in 0..30 {
+        // Sensor noise of up to ±8 levels per pixel and channel, new every frame.
+        let mut noisy = table.clone();
+        for value in noisy.iter_mut() {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let n = ((seed >> 24) % 17) as i32 - 8;
+            *value = (i32::from(*value) + n).clamp(0, 255) as u8;
+        }
+        let reading = detector.observe(&noisy, Duration::from_millis(33 * i));
+        assert!(!reading.occluded, "frame {i}: {reading:?}");
+    }
+}
+
+#[test]
+fn a_change_of_light_pauses_only_until_it_has_been_still_a_while() {
+    let table = frame("S1/scene_00.jpg");
+    let mut brighter = table.clone();
+    brighter.iter_mut().for_each(|v| *v = v.saturating_add(45));
+    let config = OcclusionDetector::default().config().clone();
+    let mut detector = OcclusionDetector::new(config.clone());
+    let step = Duration::from_millis(100);
+    let mut time = Duration::ZERO;
+    for _ in 0..5 {
+        detector.observe(&table, time);
+        time += step;
+    }
+    // The lamp goes on: the whole table differs from the model, edge to edge.
+    let first = detector.observe(&brighter, time);
+    assert!(first.occluded, "{first:?}");
+    let mut clear_after = None;
+    for i in 1..100 {
+        time += step;
+        if !detector.observe(&brighter, time).occluded {
+            clear_after = Some(step * i);
+            break;
+        }
+    }
+    let clear_after = clear_after.expect("the new light joins the table model");
+    assert!(
+        clear_after >= config.absorb_after && clear_after <= config.absorb_after + 4 * step,
+        "clear after {clear_after:?}"
     );
 }
 

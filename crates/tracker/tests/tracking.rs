@@ -333,3 +333,41 @@ fn per_frame_cost() {
         eprintln!("tracker update, {name}: {each:?} a frame (scene clone included)");
     }
 }
+
+#[test]
+fn a_marked_koan_knocked_under_the_hands_raises_katsu_once_they_leave() {
+    let (engine, scene, mut feed) = built_table();
+    let pair = id_near(&feed, 160.0, 30.0);
+    feed.tracker.mark(pair).unwrap();
+    // A sleeve sweeps over koan 1 and knocks its red small piece 40 mm away (now a koan alone).
+    let mut knocked = scene.clone();
+    for p in &mut knocked.pieces {
+        if p.id == 4 {
+            p.table_from_piece.translation.vector.y += 60.0;
+        }
+    }
+    let knocked = derived(&engine, &knocked);
+    assert_eq!(knocked.koans.len(), 4, "the red small stands alone now");
+    let events = feed.show(&knocked, 1.0, Occlusion::OCCLUDED);
+    assert_eq!(kinds(&events), ["hands in"]);
+    let events = feed.show(&knocked, 1.0, CLEAR);
+    let kinds = kinds(&events);
+    assert_eq!(
+        &kinds[..3],
+        [
+            "hands out".to_string(),
+            format!("changed {pair}"),
+            format!("katsu {pair}")
+        ]
+    );
+    let TrackerEvent::Katsu { ghost, .. } = &events[2].1 else {
+        unreachable!()
+    };
+    assert_eq!(
+        ghost.pieces.len(),
+        2,
+        "the ghost holds both pieces as marked"
+    );
+    // The piece alone is a new koan settling, not part of the katsu'd one.
+    assert_eq!(feed.tracker.koans().len(), 4);
+}
