@@ -80,17 +80,25 @@ pub(crate) fn regions(
         core::Point::new(-1, -1),
     )
     .during("building a kernel")?;
+    let classes = Mat::new_rows_cols_with_data(h as i32, w as i32, &seg.classes)
+        .during("reading the classes")?;
+    let mut histogram = [0usize; 256];
+    for c in &seg.classes {
+        histogram[usize::from(*c)] += 1;
+    }
     for (i, color) in seg.palette.iter().enumerate() {
         let class = 2 + i as u8;
-        let bytes: Vec<u8> = seg
-            .classes
-            .iter()
-            .map(|c| if *c == class { 255 } else { 0 })
-            .collect();
-        let mask = Mat::new_rows_cols_with_data(h as i32, w as i32, &bytes)
-            .during("building a mask")?
-            .try_clone()
-            .during("building a mask")?;
+        if histogram[usize::from(class)] < params.min_region_px {
+            continue;
+        }
+        let mut mask = Mat::default();
+        core::compare(
+            &classes,
+            &core::Scalar::all(f64::from(class)),
+            &mut mask,
+            core::CMP_EQ,
+        )
+        .during("building a mask")?;
         let mut opened = Mat::default();
         imgproc::morphology_ex(
             &mask,
@@ -115,14 +123,12 @@ pub(crate) fn regions(
             core::CV_32S,
         )
         .during("finding regions")?;
-        let labels_vec: Vec<i32> = {
-            let l = if labels.is_continuous() {
-                labels
-            } else {
-                labels.try_clone().during("copy")?
-            };
-            l.data_typed::<i32>().during("reading labels")?.to_vec()
+        let labels = if labels.is_continuous() {
+            labels
+        } else {
+            labels.try_clone().during("copy")?
         };
+        let labels_vec: &[i32] = labels.data_typed::<i32>().during("reading labels")?;
         for label in 1..count {
             let stat = |k: i32| -> Result<usize, VisionError> {
                 Ok((*stats
