@@ -56,7 +56,7 @@ pub fn analyze(
     engine: &Engine,
 ) -> Result<Analysis, VisionError> {
     check_resolution(image, image_path, &camera.intrinsics)?;
-    let mut detections = detector.detect(image, camera)?;
+    let (mut detections, notes) = detector.detect_noting(image, camera)?;
     // Reading order (top to bottom, then left to right in bands) gives stable, findable ids.
     detections.sort_by(|a, b| {
         let band = |d: &Detection| (d.image_xy.y / 80.0).floor();
@@ -78,7 +78,9 @@ pub fn analyze(
     scene.source = Some(image_path.display().to_string());
     scene.image_size = Some(size_of(image));
     engine.derive(&mut scene);
-    let mut warnings = Vec::new();
+    // The only note today is the board left on the table, which explains an empty table.
+    let board_seen = !notes.is_empty();
+    let mut warnings = notes;
     let mean = core::mean_def(image).during("measuring brightness")?;
     let brightness = (mean[0] + mean[1] + mean[2]) / 3.0;
     if brightness < 40.0 {
@@ -95,7 +97,7 @@ pub fn analyze(
             piece: p.id,
         })
         .collect();
-    if scene.pieces.is_empty() {
+    if scene.pieces.is_empty() && !board_seen {
         warnings.push(
             "no pieces found: is the table in view and lit? If pieces are there, re-learn the colours with `koanscope calibrate colors`".into(),
         );

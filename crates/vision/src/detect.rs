@@ -11,8 +11,8 @@ use crate::camera::Camera;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
 use crate::error::VisionError;
 use crate::pose::{
-    Resting, cavity_apex_depth, centroid_piece, flat_tilt, pose_on_table, pose_upright_at,
-    row_span, silhouette, vertices_piece,
+    Resting, cavity_apex_depth, centroid_piece, convex_hull, flat_tilt, pose_on_table,
+    pose_upright_at, row_span, silhouette, vertices_piece,
 };
 use crate::region::{
     Overlap, Prefix, Region, covered, explain, open_residual, overlap, overlap_union, regions,
@@ -124,8 +124,24 @@ impl Detector {
 
     /// Every piece the frame shows, strongest first within each region.
     pub fn detect(&self, image: &Mat, camera: &Camera) -> Result<Vec<Detection>, VisionError> {
+        Ok(self.detect_noting(image, camera)?.0)
+    }
+
+    /// Like [`Detector::detect`], with notes for the user about what was left out (the
+    /// calibration board still lying on the table).
+    pub fn detect_noting(
+        &self,
+        image: &Mat,
+        camera: &Camera,
+    ) -> Result<(Vec<Detection>, Vec<String>), VisionError> {
         let seg = segment(image, &self.colors)?;
-        self.detect_in(&seg, camera)
+        let mut notes = Vec::new();
+        if board_in_view(&seg, camera).is_some() {
+            notes.push(
+                "the calibration board still lies on the table: pieces on it are not looked for; remove it before play".to_string(),
+            );
+        }
+        Ok((self.detect_in(&seg, camera)?, notes))
     }
 
     /// Like [`Detector::detect`], from a segmentation already made.
@@ -138,6 +154,17 @@ impl Detector {
         seg: &Segmentation,
         camera: &Camera,
     ) -> Result<Vec<Detection>, VisionError> {
+        // The printed board left where it was calibrated is black squares, not black pieces.
+        let masked;
+        let seg = match board_in_view(seg, camera) {
+            Some(paper) => {
+                let mut cleared = seg.clone();
+                clear_polygon(&mut cleared, &paper);
+                masked = cleared;
+                &masked
+            }
+            None => seg,
+        };
         let regions = regions(seg, &self.params, 40)?;
         let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
@@ -950,6 +977,77 @@ pub fn relearn_colors(
         }
     }
     Ok((learnt, updates))
+}
+
+/// The calibration board's squares in the table frame: 10 x 7 squares of 25 mm around the 9 x 6
+/// inner corners, the one at x, y in [0, 25] black.
+const BOARD_SQUARE_MM: f64 = 25.0;
+/// The paper around the printed squares, mm (A4 holds the 250 x 175 mm board with ~20 mm to spare).
+const BOARD_PAPER_MARGIN_MM: f64 = 25.0;
+
+/// The outline (pixels) of the calibration board's paper, when the board still lies where the
+/// table was calibrated: at least three quarters of its dark squares read as black and of its
+/// light squares as not black, over at least half of the squares in view.
+pub fn board_in_view(seg: &Segmentation, camera: &Camera) -> Option<Vec<Point2<f64>>> {
+    let black = seg.palette.iter().position(|c| *c == Color::Black)? as u8 + 2;
+    let class_at = |x: f64, y: f64| -> Option<u8> {
+        let p = camera.project_table(&Point3::new(x, y, 0.0))?;
+        let (px, py) = (p.x.round(), p.y.round());
+        if px < 0.0 || py < 0.0 || px >= seg.width as f64 || py >= seg.height as f64 {
+            return None;
+        }
+        Some(seg.classes[py as usize * seg.width + px as usize])
+    };
+    let (mut dark_ok, mut light_ok, mut dark_seen, mut light_seen, mut total) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    for a in -1i32..9 {
+        for b in -1i32..6 {
+            total += 1;
+            let (x, y) = (
+                BOARD_SQUARE_MM * (f64::from(a) + 0.5),
+                BOARD_SQUARE_MM * (f64::from(b) + 0.5),
+            );
+            let Some(class) = class_at(x, y) else {
+                continue;
+            };
+            if (a + b).rem_euclid(2) == 0 {
+                dark_seen += 1;
+                dark_ok += usize::from(class == black);
+            } else {
+                light_seen += 1;
+                light_ok += usize::from(class != black);
+            }
+        }
+    }
+    let present = (dark_seen + light_seen) * 2 >= total
+        && dark_ok * 4 >= dark_seen * 3
+        && light_ok * 4 >= light_seen * 3
+        && dark_ok > 0;
+    if !present {
+        return None;
+    }
+    let m = BOARD_PAPER_MARGIN_MM;
+    let (x0, y0) = (-BOARD_SQUARE_MM - m, -BOARD_SQUARE_MM - m);
+    let (x1, y1) = (9.0 * BOARD_SQUARE_MM + m, 6.0 * BOARD_SQUARE_MM + m);
+    let corners: Option<Vec<Point2<f64>>> = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        .iter()
+        .map(|&(x, y)| camera.project_table(&Point3::new(x, y, 0.0)))
+        .collect();
+    corners.map(convex_hull)
+}
+
+/// Classes every pixel inside a convex polygon as table.
+fn clear_polygon(seg: &mut Segmentation, polygon: &[Point2<f64>]) {
+    for y in 0..seg.height {
+        let Some((lo, hi)) = row_span(polygon, y as f64) else {
+            continue;
+        };
+        let xa = lo.ceil().max(0.0) as usize;
+        let xb = (hi.floor() + 1.0).clamp(0.0, seg.width as f64) as usize;
+        for x in xa..xb {
+            seg.classes[y * seg.width + x] = crate::segment::TABLE;
+        }
+    }
 }
 
 /// Area of a simple polygon, square pixels.

@@ -10,6 +10,7 @@ use crate::color::{ColorModel, PixelClass};
 use crate::error::{CvContext, VisionError};
 
 /// What the colour model made of every pixel, and the local table colour.
+#[derive(Clone)]
 pub struct Segmentation {
     pub width: usize,
     pub height: usize,
