@@ -99,6 +99,27 @@ const FINE_FROM_MM: f64 = 0.75;
 /// The pattern search stops once its step is this short, mm.
 const FINEST_STEP_MM: f64 = 0.15;
 
+/// What [`Detector::usual_candidates`] finds: scored hypotheses, and tower bases accepted.
+type Usual = (Vec<(f64, Hypothesis)>, Vec<(Detection, f64)>);
+
+/// The usual candidates of each region state met while one frame is fitted: the pass allowing
+/// tilted pieces, and the greedy search's branches, meet the same states again.
+type FitCache = std::cell::RefCell<std::collections::HashMap<u64, Usual>>;
+
+/// What the usual candidates depend on: the region's pixels, the supports, and whether tower
+/// bases are wanted.
+fn fit_key(region: &Region, supports: &[Point3<f64>], towers: bool) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (region.x0, region.y0, region.w, region.h, towers).hash(&mut h);
+    region.target.hash(&mut h);
+    region.dontcare.hash(&mut h);
+    for p in supports {
+        (p.x.to_bits(), p.y.to_bits(), p.z.to_bits()).hash(&mut h);
+    }
+    h.finish()
+}
+
 /// Which parameters a refinement may move.
 #[derive(Debug, Clone, Copy)]
 struct Freedom {
@@ -166,9 +187,10 @@ impl Detector {
             None => seg,
         };
         let regions = regions(seg, &self.params, 40)?;
+        let cache = FitCache::default();
         let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
-            .map(|r| self.explain_region(r.clone(), camera, &[]))
+            .map(|r| self.explain_region(&cache, r.clone(), camera, &[]))
             .unzip();
         // Towers of three colours need the middle piece before the top one: two more passes.
         let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
@@ -200,7 +222,8 @@ impl Detector {
                 if !supports.is_empty() && !same {
                     // Stacking must explain clearly better than standing on the table: a piece
                     // whose top is hidden by the one above would otherwise stack on that one.
-                    let (found, score) = self.explain_region(region.clone(), camera, &supports);
+                    let (found, score) =
+                        self.explain_region(&cache, region.clone(), camera, &supports);
                     let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
                     if score > scores[i] + self.params.stacking_margin * area {
                         per_region[i] = found;
@@ -222,31 +245,32 @@ impl Detector {
     /// clearly better, since a tilted pyramid can cover two touching pieces at once.
     fn explain_region(
         &self,
+        cache: &FitCache,
         region: Region,
         camera: &Camera,
         supports: &[Point3<f64>],
     ) -> (Vec<Detection>, f64) {
         let (usual, usual_score) =
-            self.explain_region_with(region.clone(), camera, supports, false);
+            self.explain_region_with(cache, region.clone(), camera, supports, false);
         let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
         // No tilted explanation (at best every pixel, less one piece's price) could win.
         let best_possible = area - self.params.min_region_px as f64;
         if usual_score + self.params.tilted_margin * area >= best_possible {
             return (
-                self.polish(&region, camera, supports, false, usual),
+                self.polish(cache, &region, camera, supports, false, usual),
                 usual_score,
             );
         }
         let (tilted, tilted_score) =
-            self.explain_region_with(region.clone(), camera, supports, true);
+            self.explain_region_with(cache, region.clone(), camera, supports, true);
         if tilted_score > usual_score + self.params.tilted_margin * area {
             (
-                self.polish(&region, camera, supports, true, tilted),
+                self.polish(cache, &region, camera, supports, true, tilted),
                 tilted_score,
             )
         } else {
             (
-                self.polish(&region, camera, supports, false, usual),
+                self.polish(cache, &region, camera, supports, false, usual),
                 usual_score,
             )
         }
@@ -257,6 +281,7 @@ impl Detector {
     /// too little on their own.
     fn polish(
         &self,
+        cache: &FitCache,
         region: &Region,
         camera: &Camera,
         supports: &[Point3<f64>],
@@ -288,7 +313,7 @@ impl Detector {
                     .map(|(_, d)| apex_of(d, &self.pieces)),
             );
             if let Some((better, _)) = self
-                .fit_candidates(&alone, camera, &all_supports, allow_tilted, 1)
+                .fit_candidates(cache, &alone, camera, &all_supports, allow_tilted, 1)
                 .into_iter()
                 .next()
             {
@@ -326,12 +351,14 @@ impl Detector {
     /// single silhouette is often a wrong piece standing behind.
     fn explain_region_with(
         &self,
+        cache: &FitCache,
         region: Region,
         camera: &Camera,
         supports: &[Point3<f64>],
         allow_tilted: bool,
     ) -> (Vec<Detection>, f64) {
         self.greedy(
+            cache,
             region,
             camera,
             supports,
@@ -341,8 +368,10 @@ impl Detector {
         )
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn greedy(
         &self,
+        cache: &FitCache,
         region: Region,
         camera: &Camera,
         supports: &[Point3<f64>],
@@ -367,7 +396,8 @@ impl Detector {
         {
             return (Vec::new(), -remaining);
         }
-        let candidates = self.fit_candidates(&region, camera, supports, allow_tilted, choices);
+        let candidates =
+            self.fit_candidates(cache, &region, camera, supports, allow_tilted, choices);
         let mut best: Option<(Vec<Detection>, f64)> = None;
         for (piece, score) in candidates {
             let mut rest_region = region.clone();
@@ -379,6 +409,7 @@ impl Detector {
                 rest_supports.push(apex_of(&piece, &self.pieces));
             }
             let (rest, rest_score) = self.greedy(
+                cache,
                 rest_region,
                 camera,
                 &rest_supports,
@@ -514,29 +545,21 @@ impl Detector {
         Some(self.refine(region, prefix, camera, coarse, fine, FINEST_STEP_MM))
     }
 
-    /// The best `count` single pieces for what is left of a region (each the best of its size
-    /// and resting family), among those that explain enough of it, best first.
-    fn fit_candidates(
+    /// The best fit of each size and resting family on the table, stacked on the supports or
+    /// bridging two of them, and (when several are wanted) the base of a same-colour tower:
+    /// everything [`Detector::fit_candidates`] considers except tilted pieces.
+    fn usual_candidates(
         &self,
         region: &Region,
+        prefix: &Prefix,
         camera: &Camera,
         supports: &[Point3<f64>],
-        allow_tilted: bool,
         count: usize,
-    ) -> Vec<(Detection, f64)> {
+        centre_px: &Point2<f64>,
+    ) -> Usual {
         use std::f64::consts::{FRAC_PI_2, TAU};
-        let prefix = Prefix::new(region);
-        let Some(centre_px) = region.target_centre() else {
-            return Vec::new();
-        };
+        let centre_px = *centre_px;
         let mut all: Vec<(f64, Hypothesis)> = Vec::new();
-        let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
-            if let Some(c) = c
-                && best.as_ref().is_none_or(|(s, _)| c.0 > *s)
-            {
-                *best = Some(c);
-            }
-        };
         let sizes = [Size::Small, Size::Medium, Size::Large];
         let free_xy = Freedom {
             first_step_mm: 4.0,
@@ -553,7 +576,7 @@ impl Detector {
                     continue;
                 };
                 let found =
-                    self.search_yaw(region, &prefix, camera, start, period, steps, 3, free_xy);
+                    self.search_yaw(region, prefix, camera, start, period, steps, 3, free_xy);
                 all.extend(found);
             }
             for apex in supports {
@@ -571,8 +594,7 @@ impl Detector {
                     first_step_mm: 1.0,
                     tilt: false,
                 };
-                let found =
-                    self.search_yaw(region, &prefix, camera, start, FRAC_PI_2, 12, 2, nudge);
+                let found = self.search_yaw(region, prefix, camera, start, FRAC_PI_2, 12, 2, nudge);
                 all.extend(found);
             }
             // Lying on a side across two apexes (a bridge); posts may differ by about one size.
@@ -595,7 +617,7 @@ impl Detector {
                         lift: (a.z + b.z) / 2.0,
                     };
                     let found = self
-                        .search_yaw(region, &prefix, camera, start, TAU, 24, 2, free_xy)
+                        .search_yaw(region, prefix, camera, start, TAU, 24, 2, free_xy)
                         .filter(|(_, h)| self.rests_on(h, &[*a, *b]));
                     all.extend(found);
                 }
@@ -611,17 +633,55 @@ impl Detector {
         // A single piece that explains the region all but perfectly needs no tower behind it.
         let nearly_perfect = best_so_far >= 0.95 * remaining;
         let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect {
-            self.tower_bases(region, &prefix, camera, &centre_px)
+            self.tower_bases(region, prefix, camera, &centre_px)
                 .into_iter()
                 .filter_map(|(score, h)| {
                     Some((
-                        self.accept(region, &prefix, camera, &h, f64::INFINITY)?,
+                        self.accept(region, prefix, camera, &h, f64::INFINITY)?,
                         score,
                     ))
                 })
                 .collect()
         } else {
             Vec::new()
+        };
+        (all, tower_base)
+    }
+
+    /// The best `count` single pieces for what is left of a region (each the best of its size
+    /// and resting family), among those that explain enough of it, best first.
+    fn fit_candidates(
+        &self,
+        cache: &FitCache,
+        region: &Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        allow_tilted: bool,
+        count: usize,
+    ) -> Vec<(Detection, f64)> {
+        use std::f64::consts::TAU;
+        let prefix = Prefix::new(region);
+        let Some(centre_px) = region.target_centre() else {
+            return Vec::new();
+        };
+        let sizes = [Size::Small, Size::Medium, Size::Large];
+        let key = fit_key(region, supports, count > 1);
+        let cached = cache.borrow().get(&key).cloned();
+        let (mut all, tower_base) = match cached {
+            Some(hit) => hit,
+            None => {
+                let computed =
+                    self.usual_candidates(region, &prefix, camera, supports, count, &centre_px);
+                cache.borrow_mut().insert(key, computed.clone());
+                computed
+            }
+        };
+        let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
+            if let Some(c) = c
+                && best.as_ref().is_none_or(|(s, _)| c.0 > *s)
+            {
+                *best = Some(c);
+            }
         };
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
         // the region as a whole decides (see `explain_region`).
