@@ -95,7 +95,7 @@ struct Hypothesis {
 }
 
 /// Steps of the pattern search up to this long are fine steps, taken for the best seed only, mm.
-const FINE_FROM_MM: f64 = 0.75;
+const FINE_FROM_MM: f64 = 1.5;
 /// The pattern search stops once its step is this short, mm.
 const FINEST_STEP_MM: f64 = 0.15;
 
