@@ -4,6 +4,9 @@
 
 use koanscope_geometry::{PieceModels, PyramidDims};
 use koanscope_scene::{Color, Size};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use nalgebra::{Isometry3, Point2, Point3, Translation3};
 use opencv::core::Mat;
 
@@ -99,12 +102,24 @@ const FINE_FROM_MM: f64 = 1.5;
 /// The pattern search stops once its step is this short, mm.
 const FINEST_STEP_MM: f64 = 0.15;
 
+/// Hypotheses with their scores.
+type Scored = Vec<(f64, Hypothesis)>;
+
 /// What [`Detector::usual_candidates`] finds: scored hypotheses, and tower bases accepted.
 type Usual = (Vec<(f64, Hypothesis)>, Vec<(Detection, f64)>);
 
-/// The usual candidates of each region state met while one frame is fitted: the pass allowing
-/// tilted pieces, and the greedy search's branches, meet the same states again.
-type FitCache = std::cell::RefCell<std::collections::HashMap<u64, Usual>>;
+/// Fits already made while one frame is fitted, by region state: the pass allowing tilted pieces,
+/// the greedy search's branches and the refits over apexes found elsewhere meet the same states
+/// again.
+#[derive(Default)]
+struct FitCache {
+    /// The usual candidates, by region state, supports and whether tower bases are wanted.
+    usual: RefCell<HashMap<u64, Usual>>,
+    /// Upright and flat on the table, per size, by region state alone.
+    on_table: RefCell<HashMap<u64, Vec<Scored>>>,
+    /// Tower bases, by region state alone.
+    tower_bases: RefCell<HashMap<u64, Vec<(Detection, f64)>>>,
+}
 
 /// What the usual candidates depend on: the region's pixels, the supports, and whether tower
 /// bases are wanted.
@@ -548,8 +563,10 @@ impl Detector {
     /// The best fit of each size and resting family on the table, stacked on the supports or
     /// bridging two of them, and (when several are wanted) the base of a same-colour tower:
     /// everything [`Detector::fit_candidates`] considers except tilted pieces.
+    #[allow(clippy::too_many_arguments)]
     fn usual_candidates(
         &self,
+        cache: &FitCache,
         region: &Region,
         prefix: &Prefix,
         camera: &Camera,
@@ -565,20 +582,42 @@ impl Detector {
             first_step_mm: 4.0,
             tilt: false,
         };
-        for size in sizes {
-            let dims = self.dims(size);
-            for (resting, tilt, period, steps) in [
-                (Resting::Upright, 0.0, FRAC_PI_2, 12),
-                (Resting::Flat, flat_tilt(&dims), TAU, 24),
-            ] {
-                let Some(start) = self.start_on_table(camera, &centre_px, size, resting, tilt)
-                else {
-                    continue;
-                };
-                let found =
-                    self.search_yaw(region, prefix, camera, start, period, steps, 3, free_xy);
-                all.extend(found);
+        let region_key = fit_key(region, &[], false);
+        let cached = cache.on_table.borrow().get(&region_key).cloned();
+        let on_table = match cached {
+            Some(hit) => hit,
+            None => {
+                let computed: Vec<Scored> = sizes
+                    .iter()
+                    .map(|&size| {
+                        let dims = self.dims(size);
+                        let mut found = Vec::new();
+                        for (resting, tilt, period, steps) in [
+                            (Resting::Upright, 0.0, FRAC_PI_2, 12),
+                            (Resting::Flat, flat_tilt(&dims), TAU, 24),
+                        ] {
+                            let Some(start) =
+                                self.start_on_table(camera, &centre_px, size, resting, tilt)
+                            else {
+                                continue;
+                            };
+                            found.extend(self.search_yaw(
+                                region, prefix, camera, start, period, steps, 3, free_xy,
+                            ));
+                        }
+                        found
+                    })
+                    .collect();
+                cache
+                    .on_table
+                    .borrow_mut()
+                    .insert(region_key, computed.clone());
+                computed
             }
+        };
+        for (size, standing) in sizes.into_iter().zip(&on_table) {
+            let dims = self.dims(size);
+            all.extend(standing.iter().copied());
             for apex in supports {
                 let lift = apex.z - dims.height_mm + cavity_apex_depth(&dims, self.pieces.wall_mm);
                 let start = Hypothesis {
@@ -633,15 +672,27 @@ impl Detector {
         // A single piece that explains the region all but perfectly needs no tower behind it.
         let nearly_perfect = best_so_far >= 0.95 * remaining;
         let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect {
-            self.tower_bases(region, prefix, camera, &centre_px)
-                .into_iter()
-                .filter_map(|(score, h)| {
-                    Some((
-                        self.accept(region, prefix, camera, &h, f64::INFINITY)?,
-                        score,
-                    ))
-                })
-                .collect()
+            let cached = cache.tower_bases.borrow().get(&region_key).cloned();
+            match cached {
+                Some(hit) => hit,
+                None => {
+                    let computed: Vec<(Detection, f64)> = self
+                        .tower_bases(region, prefix, camera, &centre_px)
+                        .into_iter()
+                        .filter_map(|(score, h)| {
+                            Some((
+                                self.accept(region, prefix, camera, &h, f64::INFINITY)?,
+                                score,
+                            ))
+                        })
+                        .collect();
+                    cache
+                        .tower_bases
+                        .borrow_mut()
+                        .insert(region_key, computed.clone());
+                    computed
+                }
+            }
         } else {
             Vec::new()
         };
@@ -666,13 +717,13 @@ impl Detector {
         };
         let sizes = [Size::Small, Size::Medium, Size::Large];
         let key = fit_key(region, supports, count > 1);
-        let cached = cache.borrow().get(&key).cloned();
+        let cached = cache.usual.borrow().get(&key).cloned();
         let (mut all, tower_base) = match cached {
             Some(hit) => hit,
             None => {
-                let computed =
-                    self.usual_candidates(region, &prefix, camera, supports, count, &centre_px);
-                cache.borrow_mut().insert(key, computed.clone());
+                let computed = self
+                    .usual_candidates(cache, region, &prefix, camera, supports, count, &centre_px);
+                cache.usual.borrow_mut().insert(key, computed.clone());
                 computed
             }
         };
