@@ -50,6 +50,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for warning in &analysis.warnings {
         eprintln!("warning: {warning}");
     }
+    for h in &analysis.possibly_hiding {
+        if let Some(piece) = analysis.scene.piece(h.piece) {
+            eprintln!(
+                "note: #{} {} {} (koan {}) may hide a smaller piece: lift it to check",
+                piece.id,
+                piece.color.word(),
+                piece.size.word(),
+                h.koan.map_or("-".to_string(), |k| k.to_string())
+            );
+        }
+    }
     // Files first: a closed pipe on stdout must not lose them.
     if let Some(path) = &args.overlay {
         write_overlay(&image, &camera, &analysis, path)?;

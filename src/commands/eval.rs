@@ -31,6 +31,10 @@ pub struct Args {
     /// Also write the figures as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Also write each analysed scene document into this folder (SETUP_scene_NN.json), to look
+    /// at what went wrong.
+    #[arg(long)]
+    pub save_scenes: Option<PathBuf>,
     /// Pair a found piece with a true one at most this far apart in the image, pixels.
     #[arg(long, default_value_t = 20.0)]
     pub pair_px: f64,
@@ -57,9 +61,15 @@ struct Figures {
     beginner_marks: f64,
     /// The same per rule (library name).
     beginner_marks_per_rule: BTreeMap<String, f64>,
+    /// Hidden nested pieces whose container was flagged as possibly hiding one.
+    hidden_flagged: f64,
+    /// Flagged pieces that do hide one (most flags are a reminder to look, not a finding).
+    flags_hiding: f64,
     counts: DetectionScore,
     relation_counts: RelationScore,
     mark_counts: BTreeMap<String, Count>,
+    hidden_counts: Count,
+    flag_counts: Count,
 }
 
 /// Everything counted over a set of scenes.
@@ -69,6 +79,10 @@ struct Tallies {
     relations: RelationScore,
     /// Per beginner rule name.
     marks: BTreeMap<String, Count>,
+    /// Per hidden true piece: its container was flagged.
+    hidden: Count,
+    /// Per flagged piece: it hides one.
+    flags: Count,
 }
 
 impl Tallies {
@@ -78,6 +92,8 @@ impl Tallies {
         for (rule, count) in &other.marks {
             self.marks.entry(rule.clone()).or_default().merge(*count);
         }
+        self.hidden.merge(other.hidden);
+        self.flags.merge(other.flags);
     }
 
     fn all_marks(&self) -> Count {
@@ -132,9 +148,13 @@ fn figures(setup: &str, scenes: usize, t: &Tallies) -> Figures {
         grouping: t.relations.grouping.rate(),
         beginner_marks: t.all_marks().rate(),
         beginner_marks_per_rule: t.marks.iter().map(|(r, c)| (r.clone(), c.rate())).collect(),
+        hidden_flagged: t.hidden.rate(),
+        flags_hiding: t.flags.rate(),
         counts: s.clone(),
         relation_counts: t.relations.clone(),
         mark_counts: t.marks.clone(),
+        hidden_counts: t.hidden,
+        flag_counts: t.flags,
     }
 }
 
@@ -246,6 +266,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let started = Instant::now();
             let analysis = analyze(&image, scene_path, camera, &detector, &engine)?;
             seconds.push(started.elapsed().as_secs_f64());
+            if let Some(dir) = &args.save_scenes {
+                let stem = scene_path
+                    .file_stem()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("scene");
+                let out = dir.join(format!("{name}_{stem}.json"));
+                std::fs::create_dir_all(dir)
+                    .and_then(|()| std::fs::write(&out, analysis.scene.to_json_string(true)))
+                    .with_context(|| format!("writing {}", out.display()))?;
+            }
             // The truth's poses through the same geometry engine: relations, koans and marks
             // measure what vision got wrong, not how the dataset's own grouping differs.
             let mut truth_scene = Scene::from_json_str(&truth_text)
@@ -278,7 +308,44 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 detection: score_scene(found, &truth, args.pair_px),
                 relations: compare_found(&truth_scene, found, &pairs, &hidden),
                 marks: BTreeMap::new(),
+                hidden: Count::default(),
+                flags: Count::default(),
             };
+            // Hidden nested pieces against the "may hide a piece" flags, through the pairing.
+            let containers = |j: usize| -> Vec<PieceId> {
+                truth_json["pieces"][j]["inserted_in"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_u64())
+                            .map(|v| v as PieceId)
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let flagged: BTreeSet<PieceId> =
+                analysis.possibly_hiding.iter().map(|h| h.piece).collect();
+            let found_of: BTreeMap<PieceId, PieceId> = pairs.iter().map(|&(f, t)| (t, f)).collect();
+            let mut hiding: BTreeSet<PieceId> = BTreeSet::new();
+            for (j, t) in truth.iter().enumerate() {
+                if t.visible_fraction > 0.0 {
+                    continue;
+                }
+                let outer = containers(j);
+                hiding.extend(outer.iter().copied());
+                scene_tallies.hidden.add(
+                    outer
+                        .iter()
+                        .filter_map(|o| found_of.get(o))
+                        .any(|f| flagged.contains(f)),
+                );
+            }
+            let truth_of: BTreeMap<PieceId, PieceId> = pairs.iter().copied().collect();
+            for f in &flagged {
+                scene_tallies
+                    .flags
+                    .add(truth_of.get(f).is_some_and(|t| hiding.contains(t)));
+            }
             for rule in &rules {
                 let count = compare_marks(
                     &truth_scene,
@@ -332,23 +399,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     say!("");
     say!(
-        "{:<6} {:>11} {:>11} {:>9} {:>9} {:>15}",
+        "{:<6} {:>11} {:>11} {:>9} {:>9} {:>15} {:>14} {:>13}",
         "setup",
         "touching F1",
         "pointing F1",
         "tower F1",
         "grouping",
-        "beginner marks"
+        "beginner marks",
+        "hidden flagged",
+        "flags hiding"
     );
     for r in &rows {
         say!(
-            "{:<6} {:>10.1}% {:>10.1}% {:>8.1}% {:>8.1}% {:>14.1}%",
+            "{:<6} {:>10.1}% {:>10.1}% {:>8.1}% {:>8.1}% {:>14.1}% {:>8}/{:<5} {:>7}/{:<5}",
             r.setup,
             100.0 * r.touching_f1,
             100.0 * r.pointing_f1,
             100.0 * r.tower_f1,
             100.0 * r.grouping,
-            100.0 * r.beginner_marks
+            100.0 * r.beginner_marks,
+            r.hidden_counts.agree,
+            r.hidden_counts.total,
+            r.flag_counts.agree,
+            r.flag_counts.total
         );
     }
     say!("");

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use koanscope_geometry::Engine;
-use koanscope_scene::{Piece, PieceId, Scene};
+use koanscope_scene::{KoanId, Orientation, Piece, PieceId, Scene, Size};
 use opencv::core::{self, Mat, Point, Scalar, Vector};
 use opencv::imgcodecs;
 use opencv::imgproc;
@@ -23,6 +23,28 @@ pub struct Analysis {
     pub detections: Vec<Detection>,
     /// Conditions that make the result doubtful (dark frame, nothing found), with what to do.
     pub warnings: Vec<String>,
+    /// Pieces that may hide a smaller piece nested inside them, unseen (see [`may_hide`]).
+    pub possibly_hiding: Vec<PossiblyHiding>,
+}
+
+/// A piece under which the camera cannot rule out a hidden nested piece: the Master should lift
+/// it (or look through it) before marking its koan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PossiblyHiding {
+    pub koan: Option<KoanId>,
+    pub piece: PieceId,
+}
+
+/// Whether a piece could hold a smaller one hidden inside it: a medium or large piece standing
+/// upright on the table (a smaller piece put under it would be inside, and a bigger piece put
+/// over a smaller one slides down to the table). Silhouettes cannot see inside; only the colour
+/// of translucent plastic could, and the fit does not read it yet.
+pub fn may_hide(piece: &Piece) -> bool {
+    piece.size != Size::Small
+        && piece
+            .attributes
+            .as_ref()
+            .is_some_and(|a| a.orientation == Orientation::Upright && a.grounded)
 }
 
 /// Finds the pieces in a frame and derives their attributes, relations and koans.
@@ -34,7 +56,7 @@ pub fn analyze(
     engine: &Engine,
 ) -> Result<Analysis, VisionError> {
     check_resolution(image, image_path, &camera.intrinsics)?;
-    let mut detections = detector.detect(image, camera)?;
+    let (mut detections, notes) = detector.detect_noting(image, camera)?;
     // Reading order (top to bottom, then left to right in bands) gives stable, findable ids.
     detections.sort_by(|a, b| {
         let band = |d: &Detection| (d.image_xy.y / 80.0).floor();
@@ -56,7 +78,9 @@ pub fn analyze(
     scene.source = Some(image_path.display().to_string());
     scene.image_size = Some(size_of(image));
     engine.derive(&mut scene);
-    let mut warnings = Vec::new();
+    // The only note today is the board left on the table, which explains an empty table.
+    let board_seen = !notes.is_empty();
+    let mut warnings = notes;
     let mean = core::mean_def(image).during("measuring brightness")?;
     let brightness = (mean[0] + mean[1] + mean[2]) / 3.0;
     if brightness < 40.0 {
@@ -64,7 +88,16 @@ pub fn analyze(
             "the frame is very dark (mean level {brightness:.0} of 255): light the table or raise the exposure"
         ));
     }
-    if scene.pieces.is_empty() {
+    let possibly_hiding: Vec<PossiblyHiding> = scene
+        .pieces
+        .iter()
+        .filter(|p| may_hide(p))
+        .map(|p| PossiblyHiding {
+            koan: p.koan,
+            piece: p.id,
+        })
+        .collect();
+    if scene.pieces.is_empty() && !board_seen {
         warnings.push(
             "no pieces found: is the table in view and lit? If pieces are there, re-learn the colours with `koanscope calibrate colors`".into(),
         );
@@ -73,6 +106,7 @@ pub fn analyze(
         scene,
         detections,
         warnings,
+        possibly_hiding,
     })
 }
 

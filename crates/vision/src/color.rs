@@ -94,6 +94,16 @@ impl ColorModel {
 
     /// Classifies one 8-bit Lab pixel against the table's local Lab colour.
     pub fn classify(&self, lab: [u8; 3], table_lab: [u8; 3]) -> PixelClass {
+        // Most pixels are table: settle them in integers (the same tests, squared).
+        let da = i32::from(lab[1]) - i32::from(table_lab[1]);
+        let db = i32::from(lab[2]) - i32::from(table_lab[2]);
+        let near_in_chroma =
+            f64::from(da * da + db * db) < self.min_chroma_difference * self.min_chroma_difference;
+        let not_dark =
+            f64::from(lab[0]) + 1.0 >= self.max_dark_ratio * (f64::from(table_lab[0]) + 1.0);
+        if near_in_chroma && not_dark {
+            return PixelClass::Table;
+        }
         let a = f64::from(lab[1]) - 128.0;
         let b = f64::from(lab[2]) - 128.0;
         let ta = f64::from(table_lab[1]) - 128.0;

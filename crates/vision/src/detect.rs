@@ -4,6 +4,9 @@
 
 use koanscope_geometry::{PieceModels, PyramidDims};
 use koanscope_scene::{Color, Size};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use nalgebra::{Isometry3, Point2, Point3, Translation3};
 use opencv::core::Mat;
 
@@ -11,8 +14,8 @@ use crate::camera::Camera;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
 use crate::error::VisionError;
 use crate::pose::{
-    Resting, cavity_apex_depth, centroid_piece, flat_tilt, pose_on_table, pose_upright_at,
-    row_span, silhouette, vertices_piece,
+    Resting, cavity_apex_depth, centroid_piece, convex_hull, flat_tilt, pose_on_table,
+    pose_upright_at, row_span, silhouette, vertices_piece,
 };
 use crate::region::{
     Overlap, Prefix, Region, covered, explain, open_residual, overlap, overlap_union, regions,
@@ -95,9 +98,42 @@ struct Hypothesis {
 }
 
 /// Steps of the pattern search up to this long are fine steps, taken for the best seed only, mm.
-const FINE_FROM_MM: f64 = 0.75;
+const FINE_FROM_MM: f64 = 1.5;
 /// The pattern search stops once its step is this short, mm.
 const FINEST_STEP_MM: f64 = 0.15;
+
+/// Hypotheses with their scores.
+type Scored = Vec<(f64, Hypothesis)>;
+
+/// What [`Detector::usual_candidates`] finds: scored hypotheses, and tower bases accepted.
+type Usual = (Vec<(f64, Hypothesis)>, Vec<(Detection, f64)>);
+
+/// Fits already made while one frame is fitted, by region state: the pass allowing tilted pieces,
+/// the greedy search's branches and the refits over apexes found elsewhere meet the same states
+/// again.
+#[derive(Default)]
+struct FitCache {
+    /// The usual candidates, by region state, supports and whether tower bases are wanted.
+    usual: RefCell<HashMap<u64, Usual>>,
+    /// Upright and flat on the table, per size, by region state alone.
+    on_table: RefCell<HashMap<u64, Vec<Scored>>>,
+    /// Tower bases, by region state alone.
+    tower_bases: RefCell<HashMap<u64, Vec<(Detection, f64)>>>,
+}
+
+/// What the usual candidates depend on: the region's pixels, the supports, and whether tower
+/// bases are wanted.
+fn fit_key(region: &Region, supports: &[Point3<f64>], towers: bool) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (region.x0, region.y0, region.w, region.h, towers).hash(&mut h);
+    region.target.hash(&mut h);
+    region.dontcare.hash(&mut h);
+    for p in supports {
+        (p.x.to_bits(), p.y.to_bits(), p.z.to_bits()).hash(&mut h);
+    }
+    h.finish()
+}
 
 /// Which parameters a refinement may move.
 #[derive(Debug, Clone, Copy)]
@@ -124,8 +160,24 @@ impl Detector {
 
     /// Every piece the frame shows, strongest first within each region.
     pub fn detect(&self, image: &Mat, camera: &Camera) -> Result<Vec<Detection>, VisionError> {
+        Ok(self.detect_noting(image, camera)?.0)
+    }
+
+    /// Like [`Detector::detect`], with notes for the user about what was left out (the
+    /// calibration board still lying on the table).
+    pub fn detect_noting(
+        &self,
+        image: &Mat,
+        camera: &Camera,
+    ) -> Result<(Vec<Detection>, Vec<String>), VisionError> {
         let seg = segment(image, &self.colors)?;
-        self.detect_in(&seg, camera)
+        let mut notes = Vec::new();
+        if board_in_view(&seg, camera).is_some() {
+            notes.push(
+                "the calibration board still lies on the table: pieces on it are not looked for; remove it before play".to_string(),
+            );
+        }
+        Ok((self.detect_in(&seg, camera)?, notes))
     }
 
     /// Like [`Detector::detect`], from a segmentation already made.
@@ -138,10 +190,22 @@ impl Detector {
         seg: &Segmentation,
         camera: &Camera,
     ) -> Result<Vec<Detection>, VisionError> {
+        // The printed board left where it was calibrated is black squares, not black pieces.
+        let masked;
+        let seg = match board_in_view(seg, camera) {
+            Some(paper) => {
+                let mut cleared = seg.clone();
+                clear_polygon(&mut cleared, &paper);
+                masked = cleared;
+                &masked
+            }
+            None => seg,
+        };
         let regions = regions(seg, &self.params, 40)?;
+        let cache = FitCache::default();
         let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
-            .map(|r| self.explain_region(r.clone(), camera, &[]))
+            .map(|r| self.explain_region(&cache, r.clone(), camera, &[]))
             .unzip();
         // Towers of three colours need the middle piece before the top one: two more passes.
         let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
@@ -173,7 +237,8 @@ impl Detector {
                 if !supports.is_empty() && !same {
                     // Stacking must explain clearly better than standing on the table: a piece
                     // whose top is hidden by the one above would otherwise stack on that one.
-                    let (found, score) = self.explain_region(region.clone(), camera, &supports);
+                    let (found, score) =
+                        self.explain_region(&cache, region.clone(), camera, &supports);
                     let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
                     if score > scores[i] + self.params.stacking_margin * area {
                         per_region[i] = found;
@@ -195,31 +260,32 @@ impl Detector {
     /// clearly better, since a tilted pyramid can cover two touching pieces at once.
     fn explain_region(
         &self,
+        cache: &FitCache,
         region: Region,
         camera: &Camera,
         supports: &[Point3<f64>],
     ) -> (Vec<Detection>, f64) {
         let (usual, usual_score) =
-            self.explain_region_with(region.clone(), camera, supports, false);
+            self.explain_region_with(cache, region.clone(), camera, supports, false);
         let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
         // No tilted explanation (at best every pixel, less one piece's price) could win.
         let best_possible = area - self.params.min_region_px as f64;
         if usual_score + self.params.tilted_margin * area >= best_possible {
             return (
-                self.polish(&region, camera, supports, false, usual),
+                self.polish(cache, &region, camera, supports, false, usual),
                 usual_score,
             );
         }
         let (tilted, tilted_score) =
-            self.explain_region_with(region.clone(), camera, supports, true);
+            self.explain_region_with(cache, region.clone(), camera, supports, true);
         if tilted_score > usual_score + self.params.tilted_margin * area {
             (
-                self.polish(&region, camera, supports, true, tilted),
+                self.polish(cache, &region, camera, supports, true, tilted),
                 tilted_score,
             )
         } else {
             (
-                self.polish(&region, camera, supports, false, usual),
+                self.polish(cache, &region, camera, supports, false, usual),
                 usual_score,
             )
         }
@@ -230,6 +296,7 @@ impl Detector {
     /// too little on their own.
     fn polish(
         &self,
+        cache: &FitCache,
         region: &Region,
         camera: &Camera,
         supports: &[Point3<f64>],
@@ -261,7 +328,7 @@ impl Detector {
                     .map(|(_, d)| apex_of(d, &self.pieces)),
             );
             if let Some((better, _)) = self
-                .fit_candidates(&alone, camera, &all_supports, allow_tilted, 1)
+                .fit_candidates(cache, &alone, camera, &all_supports, allow_tilted, 1)
                 .into_iter()
                 .next()
             {
@@ -299,12 +366,14 @@ impl Detector {
     /// single silhouette is often a wrong piece standing behind.
     fn explain_region_with(
         &self,
+        cache: &FitCache,
         region: Region,
         camera: &Camera,
         supports: &[Point3<f64>],
         allow_tilted: bool,
     ) -> (Vec<Detection>, f64) {
         self.greedy(
+            cache,
             region,
             camera,
             supports,
@@ -314,8 +383,10 @@ impl Detector {
         )
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn greedy(
         &self,
+        cache: &FitCache,
         region: Region,
         camera: &Camera,
         supports: &[Point3<f64>],
@@ -340,7 +411,8 @@ impl Detector {
         {
             return (Vec::new(), -remaining);
         }
-        let candidates = self.fit_candidates(&region, camera, supports, allow_tilted, choices);
+        let candidates =
+            self.fit_candidates(cache, &region, camera, supports, allow_tilted, choices);
         let mut best: Option<(Vec<Detection>, f64)> = None;
         for (piece, score) in candidates {
             let mut rest_region = region.clone();
@@ -352,6 +424,7 @@ impl Detector {
                 rest_supports.push(apex_of(&piece, &self.pieces));
             }
             let (rest, rest_score) = self.greedy(
+                cache,
                 rest_region,
                 camera,
                 &rest_supports,
@@ -487,48 +560,64 @@ impl Detector {
         Some(self.refine(region, prefix, camera, coarse, fine, FINEST_STEP_MM))
     }
 
-    /// The best `count` single pieces for what is left of a region (each the best of its size
-    /// and resting family), among those that explain enough of it, best first.
-    fn fit_candidates(
+    /// The best fit of each size and resting family on the table, stacked on the supports or
+    /// bridging two of them, and (when several are wanted) the base of a same-colour tower:
+    /// everything [`Detector::fit_candidates`] considers except tilted pieces.
+    #[allow(clippy::too_many_arguments)]
+    fn usual_candidates(
         &self,
+        cache: &FitCache,
         region: &Region,
+        prefix: &Prefix,
         camera: &Camera,
         supports: &[Point3<f64>],
-        allow_tilted: bool,
         count: usize,
-    ) -> Vec<(Detection, f64)> {
+        centre_px: &Point2<f64>,
+    ) -> Usual {
         use std::f64::consts::{FRAC_PI_2, TAU};
-        let prefix = Prefix::new(region);
-        let Some(centre_px) = region.target_centre() else {
-            return Vec::new();
-        };
+        let centre_px = *centre_px;
         let mut all: Vec<(f64, Hypothesis)> = Vec::new();
-        let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
-            if let Some(c) = c
-                && best.as_ref().is_none_or(|(s, _)| c.0 > *s)
-            {
-                *best = Some(c);
-            }
-        };
         let sizes = [Size::Small, Size::Medium, Size::Large];
         let free_xy = Freedom {
             first_step_mm: 4.0,
             tilt: false,
         };
-        for size in sizes {
-            let dims = self.dims(size);
-            for (resting, tilt, period, steps) in [
-                (Resting::Upright, 0.0, FRAC_PI_2, 12),
-                (Resting::Flat, flat_tilt(&dims), TAU, 24),
-            ] {
-                let Some(start) = self.start_on_table(camera, &centre_px, size, resting, tilt)
-                else {
-                    continue;
-                };
-                let found =
-                    self.search_yaw(region, &prefix, camera, start, period, steps, 3, free_xy);
-                all.extend(found);
+        let region_key = fit_key(region, &[], false);
+        let cached = cache.on_table.borrow().get(&region_key).cloned();
+        let on_table = match cached {
+            Some(hit) => hit,
+            None => {
+                let computed: Vec<Scored> = sizes
+                    .iter()
+                    .map(|&size| {
+                        let dims = self.dims(size);
+                        let mut found = Vec::new();
+                        for (resting, tilt, period, steps) in [
+                            (Resting::Upright, 0.0, FRAC_PI_2, 12),
+                            (Resting::Flat, flat_tilt(&dims), TAU, 24),
+                        ] {
+                            let Some(start) =
+                                self.start_on_table(camera, &centre_px, size, resting, tilt)
+                            else {
+                                continue;
+                            };
+                            found.extend(self.search_yaw(
+                                region, prefix, camera, start, period, steps, 3, free_xy,
+                            ));
+                        }
+                        found
+                    })
+                    .collect();
+                cache
+                    .on_table
+                    .borrow_mut()
+                    .insert(region_key, computed.clone());
+                computed
             }
+        };
+        for (size, standing) in sizes.into_iter().zip(&on_table) {
+            let dims = self.dims(size);
+            all.extend(standing.iter().copied());
             for apex in supports {
                 let lift = apex.z - dims.height_mm + cavity_apex_depth(&dims, self.pieces.wall_mm);
                 let start = Hypothesis {
@@ -544,8 +633,7 @@ impl Detector {
                     first_step_mm: 1.0,
                     tilt: false,
                 };
-                let found =
-                    self.search_yaw(region, &prefix, camera, start, FRAC_PI_2, 12, 2, nudge);
+                let found = self.search_yaw(region, prefix, camera, start, FRAC_PI_2, 12, 2, nudge);
                 all.extend(found);
             }
             // Lying on a side across two apexes (a bridge); posts may differ by about one size.
@@ -568,7 +656,7 @@ impl Detector {
                         lift: (a.z + b.z) / 2.0,
                     };
                     let found = self
-                        .search_yaw(region, &prefix, camera, start, TAU, 24, 2, free_xy)
+                        .search_yaw(region, prefix, camera, start, TAU, 24, 2, free_xy)
                         .filter(|(_, h)| self.rests_on(h, &[*a, *b]));
                     all.extend(found);
                 }
@@ -584,17 +672,67 @@ impl Detector {
         // A single piece that explains the region all but perfectly needs no tower behind it.
         let nearly_perfect = best_so_far >= 0.95 * remaining;
         let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect {
-            self.tower_bases(region, &prefix, camera, &centre_px)
-                .into_iter()
-                .filter_map(|(score, h)| {
-                    Some((
-                        self.accept(region, &prefix, camera, &h, f64::INFINITY)?,
-                        score,
-                    ))
-                })
-                .collect()
+            let cached = cache.tower_bases.borrow().get(&region_key).cloned();
+            match cached {
+                Some(hit) => hit,
+                None => {
+                    let computed: Vec<(Detection, f64)> = self
+                        .tower_bases(region, prefix, camera, &centre_px)
+                        .into_iter()
+                        .filter_map(|(score, h)| {
+                            Some((
+                                self.accept(region, prefix, camera, &h, f64::INFINITY)?,
+                                score,
+                            ))
+                        })
+                        .collect();
+                    cache
+                        .tower_bases
+                        .borrow_mut()
+                        .insert(region_key, computed.clone());
+                    computed
+                }
+            }
         } else {
             Vec::new()
+        };
+        (all, tower_base)
+    }
+
+    /// The best `count` single pieces for what is left of a region (each the best of its size
+    /// and resting family), among those that explain enough of it, best first.
+    fn fit_candidates(
+        &self,
+        cache: &FitCache,
+        region: &Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        allow_tilted: bool,
+        count: usize,
+    ) -> Vec<(Detection, f64)> {
+        use std::f64::consts::TAU;
+        let prefix = Prefix::new(region);
+        let Some(centre_px) = region.target_centre() else {
+            return Vec::new();
+        };
+        let sizes = [Size::Small, Size::Medium, Size::Large];
+        let key = fit_key(region, supports, count > 1);
+        let cached = cache.usual.borrow().get(&key).cloned();
+        let (mut all, tower_base) = match cached {
+            Some(hit) => hit,
+            None => {
+                let computed = self
+                    .usual_candidates(cache, region, &prefix, camera, supports, count, &centre_px);
+                cache.usual.borrow_mut().insert(key, computed.clone());
+                computed
+            }
+        };
+        let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
+            if let Some(c) = c
+                && best.as_ref().is_none_or(|(s, _)| c.0 > *s)
+            {
+                *best = Some(c);
+            }
         };
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
         // the region as a whole decides (see `explain_region`).
@@ -950,6 +1088,77 @@ pub fn relearn_colors(
         }
     }
     Ok((learnt, updates))
+}
+
+/// The calibration board's squares in the table frame: 10 x 7 squares of 25 mm around the 9 x 6
+/// inner corners, the one at x, y in [0, 25] black.
+const BOARD_SQUARE_MM: f64 = 25.0;
+/// The paper around the printed squares, mm (A4 holds the 250 x 175 mm board with ~20 mm to spare).
+const BOARD_PAPER_MARGIN_MM: f64 = 25.0;
+
+/// The outline (pixels) of the calibration board's paper, when the board still lies where the
+/// table was calibrated: at least three quarters of its dark squares read as black and of its
+/// light squares as not black, over at least half of the squares in view.
+pub fn board_in_view(seg: &Segmentation, camera: &Camera) -> Option<Vec<Point2<f64>>> {
+    let black = seg.palette.iter().position(|c| *c == Color::Black)? as u8 + 2;
+    let class_at = |x: f64, y: f64| -> Option<u8> {
+        let p = camera.project_table(&Point3::new(x, y, 0.0))?;
+        let (px, py) = (p.x.round(), p.y.round());
+        if px < 0.0 || py < 0.0 || px >= seg.width as f64 || py >= seg.height as f64 {
+            return None;
+        }
+        Some(seg.classes[py as usize * seg.width + px as usize])
+    };
+    let (mut dark_ok, mut light_ok, mut dark_seen, mut light_seen, mut total) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    for a in -1i32..9 {
+        for b in -1i32..6 {
+            total += 1;
+            let (x, y) = (
+                BOARD_SQUARE_MM * (f64::from(a) + 0.5),
+                BOARD_SQUARE_MM * (f64::from(b) + 0.5),
+            );
+            let Some(class) = class_at(x, y) else {
+                continue;
+            };
+            if (a + b).rem_euclid(2) == 0 {
+                dark_seen += 1;
+                dark_ok += usize::from(class == black);
+            } else {
+                light_seen += 1;
+                light_ok += usize::from(class != black);
+            }
+        }
+    }
+    let present = (dark_seen + light_seen) * 2 >= total
+        && dark_ok * 4 >= dark_seen * 3
+        && light_ok * 4 >= light_seen * 3
+        && dark_ok > 0;
+    if !present {
+        return None;
+    }
+    let m = BOARD_PAPER_MARGIN_MM;
+    let (x0, y0) = (-BOARD_SQUARE_MM - m, -BOARD_SQUARE_MM - m);
+    let (x1, y1) = (9.0 * BOARD_SQUARE_MM + m, 6.0 * BOARD_SQUARE_MM + m);
+    let corners: Option<Vec<Point2<f64>>> = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        .iter()
+        .map(|&(x, y)| camera.project_table(&Point3::new(x, y, 0.0)))
+        .collect();
+    corners.map(convex_hull)
+}
+
+/// Classes every pixel inside a convex polygon as table.
+fn clear_polygon(seg: &mut Segmentation, polygon: &[Point2<f64>]) {
+    for y in 0..seg.height {
+        let Some((lo, hi)) = row_span(polygon, y as f64) else {
+            continue;
+        };
+        let xa = lo.ceil().max(0.0) as usize;
+        let xb = (hi.floor() + 1.0).clamp(0.0, seg.width as f64) as usize;
+        for x in xa..xb {
+            seg.classes[y * seg.width + x] = crate::segment::TABLE;
+        }
+    }
 }
 
 /// Area of a simple polygon, square pixels.

@@ -22,7 +22,7 @@ pub mod render;
 pub mod segment;
 pub mod target;
 
-pub use analyze::{Analysis, analyze, write_overlay};
+pub use analyze::{Analysis, PossiblyHiding, analyze, may_hide, write_overlay};
 pub use calibration::{
     BoardView, Calibration, Chessboard, Intrinsics, IntrinsicsQuality, IntrinsicsReport, LensModel,
     TableReport, calibrate_intrinsics, calibrate_table, check_resolution, find_board,

@@ -70,6 +70,9 @@ pub struct KoanShape {
     pub label_px: [f64; 2],
     /// The convex hull of its pieces' outlines grown by [`KOAN_MARGIN_PX`], a closed polygon.
     pub outline_px: Vec<[f64; 2]>,
+    /// Pieces of the koan that may hide a smaller nested piece the camera cannot see (for the
+    /// Master's eyes: lift them before marking).
+    pub may_hide_piece_under: Vec<PieceId>,
 }
 
 /// Display colour (RGB) of a piece colour.
@@ -226,6 +229,12 @@ pub fn shapes(analysis: &Analysis, camera: &Camera) -> OverlayShapes {
                 .unwrap_or_else(Point2::origin);
             KoanShape {
                 id: koan.id,
+                may_hide_piece_under: analysis
+                    .possibly_hiding
+                    .iter()
+                    .filter(|h| h.koan == Some(koan.id))
+                    .map(|h| h.piece)
+                    .collect(),
                 pieces: koan.pieces.clone(),
                 label: format!("koan {}", koan.id),
                 label_px: [top.x - 20.0, top.y - 6.0],

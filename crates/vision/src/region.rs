@@ -66,109 +66,175 @@ impl Region {
     }
 }
 
-/// Connected regions of each colour, after removing speckle.
+/// Labels, stats and count of OpenCV's 8-connected components of a mask.
+fn components(mask: &Mat) -> Result<(Mat, Mat, i32), VisionError> {
+    let mut labels = Mat::default();
+    let mut stats = Mat::default();
+    let mut centroids = Mat::default();
+    let count = imgproc::connected_components_with_stats(
+        mask,
+        &mut labels,
+        &mut stats,
+        &mut centroids,
+        8,
+        core::CV_32S,
+    )
+    .during("finding regions")?;
+    let labels = if labels.is_continuous() {
+        labels
+    } else {
+        labels.try_clone().during("copy")?
+    };
+    Ok((labels, stats, count))
+}
+
+/// Left, top, width, height and area of component `label`.
+fn stats_of(stats: &Mat, label: i32) -> Result<[usize; 5], VisionError> {
+    let stat = |k: i32| -> Result<usize, VisionError> {
+        Ok((*stats
+            .at_2d::<i32>(label, k)
+            .during("reading region stats")?)
+        .max(0) as usize)
+    };
+    Ok([
+        stat(imgproc::CC_STAT_LEFT)?,
+        stat(imgproc::CC_STAT_TOP)?,
+        stat(imgproc::CC_STAT_WIDTH)?,
+        stat(imgproc::CC_STAT_HEIGHT)?,
+        stat(imgproc::CC_STAT_AREA)?,
+    ])
+}
+
+/// Connected regions of each colour, after removing speckle (a 3x3 opening of each colour's
+/// mask), ordered by colour and then as a raster scan meets them.
+///
+/// Every colour region lies inside one connected group of piece-coloured pixels, so the frame
+/// is labelled once, and each colour is opened and labelled only in the box of each group (grown
+/// by 3 pixels, so the opening is exact where it matters).
 pub(crate) fn regions(
     seg: &Segmentation,
     params: &DetectParams,
     margin: usize,
 ) -> Result<Vec<Region>, VisionError> {
+    const PAD: usize = 3;
     let (w, h) = (seg.width, seg.height);
-    let mut out = Vec::new();
     let kernel = imgproc::get_structuring_element(
         imgproc::MORPH_ELLIPSE,
         CvSize::new(3, 3),
         core::Point::new(-1, -1),
     )
     .during("building a kernel")?;
-    for (i, color) in seg.palette.iter().enumerate() {
-        let class = 2 + i as u8;
-        let bytes: Vec<u8> = seg
-            .classes
-            .iter()
-            .map(|c| if *c == class { 255 } else { 0 })
-            .collect();
-        let mask = Mat::new_rows_cols_with_data(h as i32, w as i32, &bytes)
-            .during("building a mask")?
-            .try_clone()
-            .during("building a mask")?;
-        let mut opened = Mat::default();
-        imgproc::morphology_ex(
-            &mask,
-            &mut opened,
-            imgproc::MORPH_OPEN,
-            &kernel,
-            core::Point::new(-1, -1),
-            1,
-            core::BORDER_CONSTANT,
-            imgproc::morphology_default_border_value().during("morphology")?,
-        )
-        .during("cleaning a colour mask")?;
-        let mut labels = Mat::default();
-        let mut stats = Mat::default();
-        let mut centroids = Mat::default();
-        let count = imgproc::connected_components_with_stats(
-            &opened,
-            &mut labels,
-            &mut stats,
-            &mut centroids,
-            8,
-            core::CV_32S,
-        )
-        .during("finding regions")?;
-        let labels_vec: Vec<i32> = {
-            let l = if labels.is_continuous() {
-                labels
-            } else {
-                labels.try_clone().during("copy")?
-            };
-            l.data_typed::<i32>().during("reading labels")?.to_vec()
-        };
-        for label in 1..count {
-            let stat = |k: i32| -> Result<usize, VisionError> {
-                Ok((*stats
-                    .at_2d::<i32>(label, k)
-                    .during("reading region stats")?)
-                .max(0) as usize)
-            };
-            let area = stat(imgproc::CC_STAT_AREA)?;
-            if area < params.min_region_px {
-                continue;
-            }
-            let (bx, by, bw, bh) = (
-                stat(imgproc::CC_STAT_LEFT)?,
-                stat(imgproc::CC_STAT_TOP)?,
-                stat(imgproc::CC_STAT_WIDTH)?,
-                stat(imgproc::CC_STAT_HEIGHT)?,
-            );
-            let x0 = bx.saturating_sub(margin);
-            let y0 = by.saturating_sub(margin);
-            let x1 = (bx + bw + margin).min(w);
-            let y1 = (by + bh + margin).min(h);
-            let (rw, rh) = (x1 - x0, y1 - y0);
-            let mut target = vec![0u8; rw * rh];
-            let mut dontcare = vec![0u8; rw * rh];
-            for y in 0..rh {
-                for x in 0..rw {
-                    let idx = (y0 + y) * w + (x0 + x);
-                    if labels_vec[idx] == label {
-                        target[y * rw + x] = 1;
-                    } else if seg.classes[idx] != TABLE {
-                        dontcare[y * rw + x] = 1;
-                    }
+    let classes = Mat::new_rows_cols_with_data(h as i32, w as i32, &seg.classes)
+        .during("reading the classes")?;
+    let mut pieces = Mat::default();
+    core::compare(&classes, &core::Scalar::all(2.0), &mut pieces, core::CMP_GE)
+        .during("building the piece mask")?;
+    let (group_labels, group_stats, groups) = components(&pieces)?;
+    let group_of: &[i32] = group_labels.data_typed::<i32>().during("reading labels")?;
+    // (colour index, first pixel in raster order, region)
+    let mut found: Vec<(usize, usize, Region)> = Vec::new();
+    for group in 1..groups {
+        let [gx, gy, gw, gh, area] = stats_of(&group_stats, group)?;
+        if area < params.min_region_px {
+            continue;
+        }
+        let cx0 = gx.saturating_sub(PAD);
+        let cy0 = gy.saturating_sub(PAD);
+        let cx1 = (gx + gw + PAD).min(w);
+        let cy1 = (gy + gh + PAD).min(h);
+        let (cw, ch) = (cx1 - cx0, cy1 - cy0);
+        let mut histogram = [0usize; 256];
+        for y in gy..gy + gh {
+            for x in gx..gx + gw {
+                if group_of[y * w + x] == group {
+                    histogram[usize::from(seg.classes[y * w + x])] += 1;
                 }
             }
-            out.push(Region {
-                color: *color,
-                x0,
-                y0,
-                w: rw,
-                h: rh,
-                target,
-                dontcare,
-            });
+        }
+        let crop = Mat::roi(
+            &classes,
+            core::Rect::new(cx0 as i32, cy0 as i32, cw as i32, ch as i32),
+        )
+        .during("cropping the classes")?;
+        for (i, color) in seg.palette.iter().enumerate() {
+            let class = 2 + i as u8;
+            if histogram[usize::from(class)] < params.min_region_px {
+                continue;
+            }
+            let mut mask = Mat::default();
+            core::compare(
+                &crop,
+                &core::Scalar::all(f64::from(class)),
+                &mut mask,
+                core::CMP_EQ,
+            )
+            .during("building a mask")?;
+            let mut opened = Mat::default();
+            imgproc::morphology_ex(
+                &mask,
+                &mut opened,
+                imgproc::MORPH_OPEN,
+                &kernel,
+                core::Point::new(-1, -1),
+                1,
+                core::BORDER_CONSTANT,
+                imgproc::morphology_default_border_value().during("morphology")?,
+            )
+            .during("cleaning a colour mask")?;
+            let (labels, stats, count) = components(&opened)?;
+            let labels: &[i32] = labels.data_typed::<i32>().during("reading labels")?;
+            for label in 1..count {
+                let [lx, ly, lw, lh, larea] = stats_of(&stats, label)?;
+                if larea < params.min_region_px {
+                    continue;
+                }
+                // Its first pixel in raster order: it belongs to this group or to another
+                // group whose box overlaps this one (found there instead).
+                let Some(first) = (lx..lx + lw).find(|&x| labels[ly * cw + x] == label) else {
+                    continue;
+                };
+                let (fx, fy) = (cx0 + first, cy0 + ly);
+                if group_of[fy * w + fx] != group {
+                    continue;
+                }
+                let (bx, by) = (cx0 + lx, cy0 + ly);
+                let x0 = bx.saturating_sub(margin);
+                let y0 = by.saturating_sub(margin);
+                let x1 = (bx + lw + margin).min(w);
+                let y1 = (by + lh + margin).min(h);
+                let (rw, rh) = (x1 - x0, y1 - y0);
+                let mut target = vec![0u8; rw * rh];
+                let mut dontcare = vec![0u8; rw * rh];
+                for y in 0..rh {
+                    for x in 0..rw {
+                        let (fx, fy) = (x0 + x, y0 + y);
+                        let idx = fy * w + fx;
+                        let in_crop = fx >= cx0 && fx < cx1 && fy >= cy0 && fy < cy1;
+                        if in_crop && labels[(fy - cy0) * cw + (fx - cx0)] == label {
+                            target[y * rw + x] = 1;
+                        } else if seg.classes[idx] != TABLE {
+                            dontcare[y * rw + x] = 1;
+                        }
+                    }
+                }
+                found.push((
+                    i,
+                    fy * w + fx,
+                    Region {
+                        color: *color,
+                        x0,
+                        y0,
+                        w: rw,
+                        h: rh,
+                        target,
+                        dontcare,
+                    },
+                ));
+            }
         }
     }
-    Ok(out)
+    found.sort_by_key(|(colour, first, _)| (*colour, *first));
+    Ok(found.into_iter().map(|(_, _, region)| region).collect())
 }
 
 /// Row prefix sums of a region's masks, so a silhouette scores in time proportional to its height.

@@ -10,6 +10,7 @@ use crate::color::{ColorModel, PixelClass};
 use crate::error::{CvContext, VisionError};
 
 /// What the colour model made of every pixel, and the local table colour.
+#[derive(Clone)]
 pub struct Segmentation {
     pub width: usize,
     pub height: usize,
@@ -49,22 +50,39 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
     )
     .during("estimating the table colour")?;
     let lab_bytes = continuous_bytes(&lab)?;
-    let table_bytes = continuous_bytes(&table)?;
+    let table = if table.is_continuous() {
+        table
+    } else {
+        table.try_clone().during("copying a frame")?
+    };
+    let table_bytes = table.data_bytes().during("reading a frame")?;
     let palette = model.palette();
-    let classes = lab_bytes
-        .chunks_exact(3)
-        .zip(table_bytes.chunks_exact(3))
-        .map(
-            |(p, t)| match model.classify([p[0], p[1], p[2]], [t[0], t[1], t[2]]) {
-                PixelClass::Table => TABLE,
-                PixelClass::Unknown => UNKNOWN,
-                PixelClass::Piece(color) => palette
-                    .iter()
-                    .position(|c| *c == color)
-                    .map_or(UNKNOWN, |i| 2 + i as u8),
-            },
-        )
-        .collect();
+    let class_of = |color: Color| {
+        palette
+            .iter()
+            .position(|c| *c == color)
+            .map_or(UNKNOWN, |i| 2 + i as u8)
+    };
+    // Most pixels are table: the model's first test, inlined; the rest go through `classify`.
+    let near = model.min_chroma_difference * model.min_chroma_difference;
+    let mut classes = vec![TABLE; lab_bytes.len() / 3];
+    for (class, (p, t)) in classes
+        .iter_mut()
+        .zip(lab_bytes.chunks_exact(3).zip(table_bytes.chunks_exact(3)))
+    {
+        let da = i32::from(p[1]) - i32::from(t[1]);
+        let db = i32::from(p[2]) - i32::from(t[2]);
+        if f64::from(da * da + db * db) < near
+            && f64::from(p[0]) + 1.0 >= model.max_dark_ratio * (f64::from(t[0]) + 1.0)
+        {
+            continue;
+        }
+        *class = match model.classify([p[0], p[1], p[2]], [t[0], t[1], t[2]]) {
+            PixelClass::Table => TABLE,
+            PixelClass::Unknown => UNKNOWN,
+            PixelClass::Piece(color) => class_of(color),
+        };
+    }
     Ok(Segmentation {
         width: w.max(0) as usize,
         height: h.max(0) as usize,

@@ -95,6 +95,12 @@ fn overlay_shapes_of_a_sample_table() {
             }
         }
         assert!(koan.outline_px.iter().all(|p| p[1] > koan.label_px[1]));
+        // Only an upright medium or large piece on the table can hide a smaller one.
+        for id in &koan.may_hide_piece_under {
+            assert!(koan.pieces.contains(id));
+            let piece = analysis.scene.piece(*id).expect("its piece");
+            assert!(koanscope_vision::may_hide(piece), "{piece:?}");
+        }
     }
     let json = serde_json::to_string(&overlay).expect("serialisable");
     let back: OverlayShapes = serde_json::from_str(&json).expect("readable");
