@@ -132,7 +132,10 @@ fn moves(ui: &mut Ui, table: &mut LiveTable, state: &mut ConsoleState) {
                     ui.horizontal(|ui| {
                         ui.label(format!("koan #{} ({})", k.tracked, suggested_text(&k)));
                         for mark in [Mark::White, Mark::Black] {
-                            if ui.button(format!("Initial {}", mark_words(mark))).clicked() {
+                            if ui
+                                .button(format!("#{} initial {}", k.tracked, mark_words(mark)))
+                                .clicked()
+                            {
                                 let _ = table.initial_koan(k.tracked, mark);
                             }
                         }
@@ -239,7 +242,7 @@ fn guess_form(ui: &mut Ui, table: &mut LiveTable, state: &mut ConsoleState, turn
     }
     ui.label("A guess:");
     ui.horizontal(|ui| {
-        egui::ComboBox::from_id_salt("guess-student")
+        egui::ComboBox::from_label("guesser")
             .selected_text(&state.guess_student)
             .show_ui(ui, |ui| {
                 for s in &students {
@@ -296,7 +299,9 @@ fn guess_moves(
             }
         });
         ui.horizontal(|ui| {
-            ui.add(egui::TextEdit::singleline(&mut state.guess_text).desired_width(260.0));
+            let words = ui.label("new wording").id;
+            ui.add(egui::TextEdit::singleline(&mut state.guess_text).desired_width(260.0))
+                .labelled_by(words);
             if ui.button("Reword").clicked() {
                 let text = state.guess_text.clone();
                 if table.change_guess(&text).is_ok() {
@@ -324,7 +329,11 @@ fn guess_moves(
             ui.label(format!("koan #{} ({})", k.tracked, suggested_text(&k)));
             for mark in [Mark::White, Mark::Black] {
                 if ui
-                    .button(format!("Counter-example {}", mark_words(mark)))
+                    .button(format!(
+                        "#{} counter-example {}",
+                        k.tracked,
+                        mark_words(mark)
+                    ))
                     .clicked()
                 {
                     let _ = table.counter_example(k.tracked, mark);

@@ -49,22 +49,40 @@ pub fn picture(
     picture: Option<&Picture>,
     fallback_size: [u32; 2],
 ) -> (RectTransform, egui::Response) {
-    let (w, h) = picture
+    picture_of(ui, cache, frame, picture, fallback_size, None)
+}
+
+/// The part of the frame around `focus` (frame pixels), grown to the frame's aspect and drawn
+/// as large as fits: the public view zooms in on the koans so they read from across the table.
+pub fn picture_of(
+    ui: &mut Ui,
+    cache: &mut PictureCache,
+    frame: u64,
+    picture: Option<&Picture>,
+    fallback_size: [u32; 2],
+    focus: Option<Rect>,
+) -> (RectTransform, egui::Response) {
+    let (fw, fh) = picture
         .map(|p| (p.width as f32, p.height as f32))
         .unwrap_or((fallback_size[0] as f32, fallback_size[1] as f32));
+    let full = Rect::from_min_size(Pos2::ZERO, Vec2::new(fw, fh));
+    let shown = focus.map_or(full, |f| fit_aspect(f, full));
+    let (w, h) = (shown.width(), shown.height());
     let avail = ui.available_size();
     let scale = (avail.x / w).min(avail.y / h).max(0.05);
     let (response, painter) = ui.allocate_painter(Vec2::new(w * scale, h * scale), Sense::click());
+    response.widget_info(|| {
+        egui::WidgetInfo::labeled(egui::Role::Image, true, "the table as the camera sees it")
+    });
     let rect = response.rect;
     match picture {
         Some(p) => {
             let texture = cache.texture(ui, frame, p);
-            painter.image(
-                texture.id(),
-                rect,
-                Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0)),
-                Color32::WHITE,
+            let uv = Rect::from_min_max(
+                Pos2::new(shown.min.x / fw, shown.min.y / fh),
+                Pos2::new(shown.max.x / fw, shown.max.y / fh),
             );
+            painter.image(texture.id(), rect, uv, Color32::WHITE);
         }
         None => {
             painter.rect_filled(rect, 0.0, Color32::from_gray(30));
@@ -77,9 +95,38 @@ pub fn picture(
             );
         }
     }
-    let screen_from_frame =
-        RectTransform::from_to(Rect::from_min_size(Pos2::ZERO, Vec2::new(w, h)), rect);
+    let screen_from_frame = RectTransform::from_to(shown, rect);
     (screen_from_frame, response)
+}
+
+/// `focus` grown to `frame`'s aspect ratio (at least a third of the frame wide, so a lone
+/// piece is not blown up to a blur) and moved inside the frame.
+fn fit_aspect(focus: Rect, frame: Rect) -> Rect {
+    let aspect = frame.width() / frame.height();
+    let mut w = focus.width().max(frame.width() / 3.0);
+    let mut h = focus.height();
+    if w / h < aspect {
+        w = h * aspect;
+    } else {
+        h = w / aspect;
+    }
+    let (w, h) = (w.min(frame.width()), h.min(frame.height()));
+    let centre = focus.center();
+    let x = (centre.x - w / 2.0).clamp(frame.min.x, frame.max.x - w);
+    let y = (centre.y - h / 2.0).clamp(frame.min.y, frame.max.y - h);
+    Rect::from_min_size(Pos2::new(x, y), Vec2::new(w, h))
+}
+
+/// Around every outline given (frame pixels), with a margin; None when there is none.
+pub fn around(outlines: impl IntoIterator<Item = PointPx>, margin: f32) -> Option<Rect> {
+    let mut rect: Option<Rect> = None;
+    for p in outlines {
+        let at = Pos2::new(p[0], p[1]);
+        rect = Some(rect.map_or(Rect::from_min_max(at, at), |r| {
+            r.union(Rect::from_min_max(at, at))
+        }));
+    }
+    rect.map(|r| r.expand(margin))
 }
 
 /// The colour a piece is drawn in.

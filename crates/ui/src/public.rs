@@ -33,7 +33,26 @@ pub fn public_view(ui: &mut Ui, table: &LiveTable, cache: &mut PictureCache) -> 
                 .strong(),
         );
         let feed = table.feed();
-        let (t, _) = draw::picture(ui, cache, feed.frame, feed.picture.as_deref(), [1280, 720]);
+        // Zoomed on the koans (and any ghost), so they read from across the table.
+        let focus = draw::around(
+            feed.koans.iter().flat_map(|k| {
+                k.outline_px.iter().copied().chain(
+                    k.ghost
+                        .iter()
+                        .flatten()
+                        .flat_map(|p| p.outline_px.iter().copied()),
+                )
+            }),
+            90.0,
+        );
+        let (t, _) = draw::picture_of(
+            ui,
+            cache,
+            feed.frame,
+            feed.picture.as_deref(),
+            [1280, 720],
+            focus,
+        );
         for koan in &feed.koans {
             let no = table.koan_no(koan.id);
             let logged = no.and_then(|n| table.game().koan(n));

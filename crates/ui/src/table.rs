@@ -635,7 +635,7 @@ impl LiveTable {
             })
             .corrections
             .push(correction);
-        self.say(format!("corrected: {what}"));
+        self.say(format!("correction logged with its frame: {what}"));
         Ok(())
     }
 

@@ -1,0 +1,321 @@
+//! The window as the Master and the table use it, on the bundled sample: the real pipeline
+//! (vision on sample_images/S1, the tracker until the koans are built) feeds the console and
+//! the public view, and the tests click through a Mondo, a guess with its counter-example, and
+//! a correction. PNG snapshots of both views are rendered in software (wgpu on lavapipe).
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use koanscope::live::{RuleServices, settled_feed};
+use koanscope_game::{GuessEnd, Mode, RuleSource, Secret, Setup, Stones, Store, Vocabulary};
+use koanscope_scene::{Color, Mark};
+use koanscope_ui::{ConsoleState, LiveTable, PictureCache, TableFeed, master_console, public_view};
+
+const RED: &str = "A koan has the Buddha-nature if it contains a red piece.";
+const CALIBRATION: &str = "calibration/sample-S1.yaml";
+
+/// What vision and the tracker make of a sample frame, once per test binary.
+fn feed(scene: &str) -> TableFeed {
+    static S00: OnceLock<TableFeed> = OnceLock::new();
+    static S02: OnceLock<TableFeed> = OnceLock::new();
+    let cell = match scene {
+        "scene_00" => &S00,
+        "scene_02" => &S02,
+        other => panic!("no sample {other} in these tests"),
+    };
+    cell.get_or_init(|| {
+        let image = format!("sample_images/S1/{scene}.jpg");
+        settled_feed(Path::new(&image), Path::new(CALIBRATION)).expect("the sample frame")
+    })
+    .clone()
+}
+
+fn table(rule: &str, feed: TableFeed) -> LiveTable {
+    let mut store = Store::open_in_memory().expect("store");
+    let secret = Secret::new(rule);
+    let students = ["Ann", "Ben", "Cy"];
+    let setup = Setup {
+        mode: Mode::Standard,
+        master: "Mia".into(),
+        students: students.iter().map(|s| s.to_string()).collect(),
+        stones: Stones::standard(students.len()),
+        vocabulary: Vocabulary::Zen,
+        koanscope_master: false,
+        rule_source: RuleSource::Typed,
+        commitment: secret.commitment(),
+    };
+    let (session, game) = store.start(None, &setup, &secret).expect("session");
+    let mut table = LiveTable::new(store, session, game, Box::new(RuleServices::default()));
+    table.update(feed);
+    table
+}
+
+struct Window {
+    table: LiveTable,
+    console: ConsoleState,
+    console_pictures: PictureCache,
+    public_pictures: PictureCache,
+}
+
+fn console_harness(table: LiveTable) -> Harness<'static, Window> {
+    let window = Window {
+        table,
+        console: ConsoleState::default(),
+        console_pictures: PictureCache::default(),
+        public_pictures: PictureCache::default(),
+    };
+    Harness::builder()
+        .with_size([1440.0, 900.0])
+        .build_ui_state(
+            |ui, w: &mut Window| {
+                master_console(ui, &mut w.table, &mut w.console, &mut w.console_pictures)
+            },
+            window,
+        )
+}
+
+fn public_harness(table: LiveTable) -> Harness<'static, Window> {
+    let window = Window {
+        table,
+        console: ConsoleState::default(),
+        console_pictures: PictureCache::default(),
+        public_pictures: PictureCache::default(),
+    };
+    Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(
+            |ui, w: &mut Window| {
+                public_view(ui, &w.table, &mut w.public_pictures);
+            },
+            window,
+        )
+}
+
+/// The tracked koans the secret rule marks `mark`, as the console suggests them.
+fn suggested(table: &LiveTable, mark: Mark) -> Vec<u64> {
+    table
+        .koan_views()
+        .iter()
+        .filter(|k| k.suggested.as_ref().map(|(m, _)| *m) == Some(mark))
+        .map(|k| k.tracked)
+        .collect()
+}
+
+fn click(harness: &mut Harness<'static, Window>, label: &str) {
+    harness.get_by_label(label).click();
+    harness.run();
+}
+
+/// The Master sets up with one white and one black sample koan, clicking as at the table.
+fn initial_koans(harness: &mut Harness<'static, Window>) -> u64 {
+    let table = &harness.state().table;
+    let white = suggested(table, Mark::White);
+    let black = suggested(table, Mark::Black);
+    assert!(
+        white.len() >= 2 && !black.is_empty(),
+        "S1/scene_00 holds two koans with a red piece and one without; vision made {white:?} white and {black:?} black"
+    );
+    click(harness, &format!("#{} initial WHITE", white[0]));
+    click(harness, &format!("#{} initial BLACK", black[0]));
+    white[1]
+}
+
+#[test]
+fn a_mondo_clicked_through_reveals_the_answers_and_pays_the_right_ones() {
+    let mut harness = console_harness(table(RED, feed("scene_00")));
+    harness.run();
+    let third = initial_koans(&mut harness);
+    assert_eq!(harness.state().table.game().koans().len(), 2);
+    click(&mut harness, &format!("Koan #{third} is Ann's"));
+    click(&mut harness, "Mondo (O)");
+    // Answers in closed fists: Ben is wrong (the koan has a red piece).
+    click(&mut harness, "Ann answers WHITE");
+    click(&mut harness, "Ben answers BLACK");
+    click(&mut harness, "Cy answers WHITE");
+    harness.get_by_label_contains("The rule marks koan 3 WHITE");
+    click(&mut harness, "Mark WHITE (W)");
+    let game = harness.state().table.game();
+    let stones: Vec<(String, u32)> = game
+        .students()
+        .iter()
+        .map(|s| (s.name.clone(), s.guessing_stones))
+        .collect();
+    assert_eq!(
+        stones,
+        vec![("Ann".into(), 1), ("Ben".into(), 0), ("Cy".into(), 1)]
+    );
+    assert_eq!(game.koan(3).and_then(|k| k.mark), Some(Mark::White));
+
+    // The public view: the marks and the Mondo, never the rule.
+    let state = harness.into_state();
+    let mut public = public_harness(state.table);
+    public.run();
+    public.get_by_label("Ann: 1");
+    public.get_by_label("Ben: black, wrong");
+    public.get_by_label("Cy: white, right: stone");
+    public.get_by_label("On the table: 2 white, 1 black");
+    assert!(
+        public.query_by_label_contains("red piece").is_none(),
+        "the public view must not give the secret rule away"
+    );
+    public.snapshot("public_view_after_mondo");
+}
+
+#[test]
+fn a_guess_is_checked_made_official_and_disproved_by_a_suggested_counter_example() {
+    let mut harness = console_harness(table(RED, feed("scene_00")));
+    harness.run();
+    let third = initial_koans(&mut harness);
+    click(&mut harness, &format!("Koan #{third} is Ann's"));
+    // A guess costs a stone: Ann earns one in a Mondo.
+    click(&mut harness, "Mondo (O)");
+    click(&mut harness, "Ann answers WHITE");
+    click(&mut harness, "Ben answers WHITE");
+    click(&mut harness, "Cy answers BLACK");
+    click(&mut harness, "Mark WHITE (W)");
+    // Ann guesses: a rule the table does not contradict (every white koan has an upright
+    // piece, the black one has none), but not the Master's.
+    let guess = "A koan has the Buddha-nature if it contains an upright piece.";
+    harness
+        .get_by_role(egui::accesskit::Role::TextInput)
+        .focus();
+    harness.run();
+    harness
+        .get_by_role(egui::accesskit::Role::TextInput)
+        .type_text(guess);
+    harness.run();
+    click(&mut harness, "Guess");
+    let said: Vec<String> = harness
+        .state()
+        .table
+        .messages()
+        .iter()
+        .map(|m| m.text.clone())
+        .collect();
+    assert!(
+        harness
+            .query_by_label("No koan on the table contradicts it.")
+            .is_some(),
+        "the console says: {said:#?}"
+    );
+    click(&mut harness, "Make official");
+    click(&mut harness, "Suggest a counter-example");
+    let suggestion = harness
+        .state()
+        .table
+        .suggestion()
+        .cloned()
+        .expect("the rule engine finds a koan the two rules mark differently");
+    assert_eq!(suggestion.mark, Mark::Black, "{}", suggestion.words);
+    harness.get_by_label_contains("Build (BLACK)");
+    harness.snapshot("console_counter_example_suggested");
+
+    // The Master builds it beside the koans already there: the sample's other table has one
+    // (upright pieces, no red: the guess says white, the rule black).
+    let mut both = harness.state().table.feed().clone();
+    let mut built = feed("scene_02");
+    for k in &mut built.koans {
+        k.id += 1000;
+    }
+    let candidate = built
+        .koans
+        .iter()
+        .find(|k| {
+            let red = k.scene.pieces.iter().any(|p| p.color == Color::Red);
+            let upright = k.scene.pieces.iter().any(|p| {
+                p.attributes.as_ref().map(|a| a.orientation)
+                    == Some(koanscope_scene::Orientation::Upright)
+            });
+            upright && !red
+        })
+        .map(|k| k.id)
+        .expect("S1/scene_02 holds a koan with an upright piece and no red");
+    both.koans.extend(built.koans);
+    harness.state_mut().table.update(both);
+    harness.run();
+    click(&mut harness, &format!("#{candidate} counter-example BLACK"));
+    let game = harness.state().table.game();
+    let last = game.guesses().last().expect("the guess is in the books");
+    assert!(
+        matches!(last.end, GuessEnd::Disproved { .. }),
+        "the counter-example disproves the guess: {:?}",
+        last.end
+    );
+    assert!(game.guess().is_none());
+}
+
+#[test]
+fn a_correction_changes_the_mark_at_once_and_is_logged_with_its_frame() {
+    let mut harness = console_harness(table(RED, feed("scene_00")));
+    harness.run();
+    let black = suggested(&harness.state().table, Mark::Black);
+    let koan = black[0];
+    let piece = harness
+        .state()
+        .table
+        .koan_view(koan)
+        .expect("koan")
+        .scene
+        .pieces[0]
+        .clone();
+    // The Master clicks the piece in the koan's list, then its true colour.
+    click(&mut harness, &koanscope_ui::draw::piece_label(&piece));
+    harness.get_by_label(&format!("Correct piece {}", piece.id));
+    click(&mut harness, "red");
+    let view = harness.state().table.koan_view(koan).expect("koan");
+    assert_eq!(
+        view.scene.piece(piece.id).map(|p| p.color),
+        Some(Color::Red)
+    );
+    assert_eq!(
+        view.suggested.map(|(m, _)| m),
+        Some(Mark::White),
+        "a red piece gives the koan the Buddha-nature"
+    );
+    harness.get_by_label_contains(&format!("corrected: piece {} is red", piece.id));
+    let table = &harness.state().table;
+    let logged = table
+        .store()
+        .corrections(table.session())
+        .expect("corrections");
+    assert_eq!(logged.len(), 1);
+    assert_eq!(logged[0].koan, koan);
+    let png = logged[0].frame_png.as_ref().expect("the frame is kept");
+    let frame = image::load_from_memory(png).expect("a PNG");
+    assert_eq!((frame.width(), frame.height()), (1280, 720));
+    assert_eq!(
+        logged[0].seen.piece(piece.id).map(|p| p.color),
+        Some(piece.color)
+    );
+    // The correction stays while the koan is unchanged.
+    let same = harness.state().table.feed().clone();
+    harness.state_mut().table.update(same);
+    let view = harness.state().table.koan_view(koan).expect("koan");
+    assert_eq!(
+        view.scene.piece(piece.id).map(|p| p.color),
+        Some(Color::Red)
+    );
+}
+
+#[test]
+fn the_console_shows_every_koan_with_its_suggested_mark() {
+    let mut harness = console_harness(table(RED, feed("scene_00")));
+    harness.run();
+    let views = harness.state().table.koan_views();
+    assert_eq!(views.len(), 3, "S1/scene_00 has three koans");
+    for k in &views {
+        let (mark, reason) = k.suggested.clone().expect("the rule reads every koan");
+        harness.get_by_label(&format!("Unlogged koan #{}", k.tracked));
+        let upper = mark.word().to_uppercase();
+        let same = views.iter().filter(|v| v.suggested == k.suggested).count();
+        assert_eq!(
+            harness
+                .get_all_by_label(&format!("suggested {upper}: {reason}"))
+                .count(),
+            same
+        );
+    }
+    harness.snapshot("console_sample_table");
+}
