@@ -59,7 +59,12 @@ struct Window {
     public_pictures: PictureCache,
 }
 
-fn console_harness(table: LiveTable) -> Harness<'static, Window> {
+/// A harness showing one view of the window over `table`.
+fn harness(
+    table: LiveTable,
+    size: [f32; 2],
+    view: impl FnMut(&mut egui::Ui, &mut Window) + 'static,
+) -> Harness<'static, Window> {
     let window = Window {
         table,
         console: ConsoleState::default(),
@@ -67,30 +72,20 @@ fn console_harness(table: LiveTable) -> Harness<'static, Window> {
         public_pictures: PictureCache::default(),
     };
     Harness::builder()
-        .with_size([1440.0, 900.0])
-        .build_ui_state(
-            |ui, w: &mut Window| {
-                master_console(ui, &mut w.table, &mut w.console, &mut w.console_pictures)
-            },
-            window,
-        )
+        .with_size(size)
+        .build_ui_state(view, window)
+}
+
+fn console_harness(table: LiveTable) -> Harness<'static, Window> {
+    harness(table, [1440.0, 900.0], |ui, w| {
+        master_console(ui, &mut w.table, &mut w.console, &mut w.console_pictures)
+    })
 }
 
 fn public_harness(table: LiveTable) -> Harness<'static, Window> {
-    let window = Window {
-        table,
-        console: ConsoleState::default(),
-        console_pictures: PictureCache::default(),
-        public_pictures: PictureCache::default(),
-    };
-    Harness::builder()
-        .with_size([1280.0, 800.0])
-        .build_ui_state(
-            |ui, w: &mut Window| {
-                public_view(ui, &w.table, &mut w.public_pictures);
-            },
-            window,
-        )
+    harness(table, [1280.0, 800.0], |ui, w| {
+        public_view(ui, &w.table, &mut w.public_pictures);
+    })
 }
 
 /// The tracked koans the secret rule marks `mark`, as the console suggests them.
