@@ -314,3 +314,78 @@ fn the_console_shows_every_koan_with_its_suggested_mark() {
     }
     harness.snapshot("console_sample_table");
 }
+
+#[test]
+fn the_master_splits_a_piece_off_and_merges_two_koans_and_the_books_take_them_so() {
+    let mut harness = console_harness(table(RED, feed("scene_00")));
+    harness.run();
+    let views = harness.state().table.koan_views();
+    assert_eq!(views.len(), 3);
+    // The koan holding the green piece: the green piece is a koan of its own.
+    let with_green = views
+        .iter()
+        .find(|v| {
+            v.scene.pieces.len() > 1 && v.scene.pieces.iter().any(|p| p.color == Color::Green)
+        })
+        .expect("S1/scene_00: the blue/red tower with a green piece beside it")
+        .clone();
+    let green = with_green
+        .scene
+        .pieces
+        .iter()
+        .find(|p| p.color == Color::Green)
+        .expect("green")
+        .id;
+    click(
+        &mut harness,
+        &format!("Split piece {green} off #{}", with_green.tracked),
+    );
+    let views = harness.state().table.koan_views();
+    assert_eq!(views.len(), 4);
+    let alone = views
+        .iter()
+        .find(|v| v.scene.pieces.len() == 1 && v.scene.pieces[0].id == green)
+        .expect("the green piece is a koan");
+    assert_eq!(alone.suggested.as_ref().map(|(m, _)| *m), Some(Mark::Black));
+    let rest = harness
+        .state()
+        .table
+        .koan_view(with_green.tracked)
+        .expect("the rest");
+    assert!(rest.scene.piece(green).is_none());
+    assert!(
+        rest.scene.koans[0]
+            .touching
+            .iter()
+            .all(|pair| !pair.contains(&green))
+    );
+    // Two other koans are one: the rule reads them together.
+    let single = views
+        .iter()
+        .find(|v| {
+            v.tracked != alone.tracked && v.suggested.as_ref().map(|(m, _)| *m) == Some(Mark::Black)
+        })
+        .expect("the blue koan")
+        .tracked;
+    let alone_id = alone.tracked;
+    click(&mut harness, &format!("Merge #{alone_id} with #{single}"));
+    let table = &harness.state().table;
+    assert_eq!(table.koan_views().len(), 3);
+    assert_eq!(table.merged_into(single), Some(alone_id));
+    let merged = table.koan_view(alone_id).expect("merged");
+    assert_eq!(merged.scene.pieces.len(), 2);
+    assert_eq!(merged.scene.koans[0].pieces.len(), 2);
+    assert_eq!(
+        table
+            .store()
+            .corrections(table.session())
+            .expect("log")
+            .len(),
+        2,
+        "both regroupings are logged with their frame"
+    );
+    // The books take the koan as the Master grouped it.
+    click(&mut harness, &format!("#{alone_id} initial BLACK"));
+    let game = harness.state().table.game();
+    assert_eq!(game.koan(1).map(|k| k.scene.pieces.len()), Some(2));
+}

@@ -1,11 +1,15 @@
-//! The rule engine's counter-example search, for the Master's console.
+//! The rule engine's counter-example search and the geometry engine's regrouping, for the
+//! Master's console.
 
 use koanscope_builder::GeometryRealiser;
 use koanscope_game::Game;
+use koanscope_geometry::Engine;
 use koanscope_rules::{SearchOptions, SearchResult, find_counterexample};
+use koanscope_scene::Scene;
 use koanscope_ui::{Services, Suggestion};
 
-/// Counter-examples built for real (build plans placed and checked by the geometry engine).
+/// Counter-examples built for real (build plans placed and checked by the geometry engine), and
+/// relations derived again within the koans the Master merged or split.
 #[derive(Default)]
 pub struct RuleServices {
     realiser: GeometryRealiser,
@@ -32,5 +36,11 @@ impl Services for RuleServices {
             })),
             SearchResult::NotFound { .. } => Ok(None),
         }
+    }
+
+    fn regroup(&self, scene: &Scene) -> Result<Scene, String> {
+        let mut scene = scene.clone();
+        Engine::default().derive_keeping_koans(&mut scene);
+        Ok(scene)
     }
 }

@@ -11,7 +11,7 @@ use koanscope_scene::{Color, Mark, Orientation, PieceId, Size};
 use crate::correct::Correction;
 use crate::draw::{self, PictureCache};
 use crate::feed::{KoanState, Picture, PointPx};
-use crate::table::{KoanView, LiveTable};
+use crate::table::{KoanView, LiveTable, Regroup};
 
 /// What the console remembers between frames.
 #[derive(Default)]
@@ -351,6 +351,11 @@ fn koans(ui: &mut Ui, table: &mut LiveTable, state: &mut ConsoleState) {
     if views.is_empty() {
         ui.label("No koan on the table.");
     }
+    let others: Vec<u64> = views
+        .iter()
+        .filter(|v| v.no.is_none())
+        .map(|v| v.tracked)
+        .collect();
     for k in views {
         let title = match k.no {
             Some(n) => format!("Koan {n} (#{})", k.tracked),
@@ -403,6 +408,9 @@ fn koans(ui: &mut Ui, table: &mut LiveTable, state: &mut ConsoleState) {
         {
             let _ = table.break_down(no);
         }
+        if k.no.is_none() {
+            regroup_buttons(ui, table, &k, &others);
+        }
         if let Some((tracked, piece)) = state.selected
             && tracked == k.tracked
         {
@@ -410,6 +418,52 @@ fn koans(ui: &mut Ui, table: &mut LiveTable, state: &mut ConsoleState) {
         }
         ui.add_space(4.0);
     }
+}
+
+/// Merging with another koan not yet in the books, splitting a piece off, or going back to
+/// the camera's grouping.
+fn regroup_buttons(ui: &mut Ui, table: &mut LiveTable, k: &KoanView, others: &[u64]) {
+    ui.horizontal_wrapped(|ui| {
+        for other in others.iter().filter(|o| **o != k.tracked) {
+            if ui
+                .button(format!("Merge #{} with #{other}", k.tracked))
+                .clicked()
+            {
+                let png = frame_png(table.picture());
+                let _ = table.regroup(
+                    Regroup::Merge {
+                        into: k.tracked,
+                        from: *other,
+                    },
+                    png,
+                );
+            }
+        }
+        if k.scene.pieces.len() > 1 {
+            for p in &k.scene.pieces {
+                if ui
+                    .button(format!("Split piece {} off #{}", p.id, k.tracked))
+                    .clicked()
+                {
+                    let png = frame_png(table.picture());
+                    let _ = table.regroup(
+                        Regroup::Split {
+                            koan: k.tracked,
+                            piece: p.id,
+                        },
+                        png,
+                    );
+                }
+            }
+        }
+        if (k.sources.len() > 1 || k.sources.first() != Some(&k.tracked))
+            && ui
+                .button(format!("#{}: back to the camera's grouping", k.tracked))
+                .clicked()
+        {
+            table.ungroup(k.tracked);
+        }
+    });
 }
 
 fn frame_png(picture: Option<&Picture>) -> Option<Vec<u8>> {
@@ -546,18 +600,30 @@ fn attributes_view(
     let (t, response) = draw::picture(ui, cache, feed.frame, feed.picture.as_deref(), [1280, 720]);
     let views = table.koan_views();
     for k in &views {
-        let Some(tracked) = feed.koan(k.tracked) else {
+        // A merged koan is drawn from every koan the camera saw it as; a piece split off is
+        // drawn (and labelled) by the koan it came from.
+        let Some(tracked) = k.sources.first().and_then(|s| feed.koan(*s)) else {
             continue;
         };
+        // A piece split off has no outline of its own: it is labelled where it stands.
+        let own_outline = k.sources.first() == Some(&k.tracked);
+        for extra in k.sources.iter().skip(1).filter_map(|s| feed.koan(*s)) {
+            draw::outline(ui, &t, &extra.outline_px, Stroke::new(2.0, Color32::WHITE));
+            for shape in &extra.pieces {
+                if let Some(piece) = k.scene.piece(shape.piece) {
+                    draw::piece_shape(ui, &t, shape, piece, false);
+                }
+            }
+        }
         let near = !k.judgment_calls.is_empty();
         let stroke = if near {
             Stroke::new(3.0, Color32::from_rgb(255, 170, 40))
         } else {
             Stroke::new(2.0, Color32::WHITE)
         };
-        if k.state == KoanState::Built {
+        if own_outline && k.state == KoanState::Built {
             draw::outline(ui, &t, &tracked.outline_px, stroke);
-        } else {
+        } else if own_outline {
             draw::dashed_outline(ui, &t, &tracked.outline_px, stroke);
         }
         for shape in &tracked.pieces {
@@ -594,7 +660,17 @@ fn attributes_view(
                 }
             }
         }
-        if let Some(top) = draw::top_of(&t, &tracked.outline_px) {
+        let title_over: Vec<PointPx> = if own_outline {
+            tracked.outline_px.clone()
+        } else {
+            tracked
+                .pieces
+                .iter()
+                .filter(|s| k.scene.piece(s.piece).is_some())
+                .flat_map(|s| s.outline_px.iter().copied())
+                .collect()
+        };
+        if let Some(top) = draw::top_of(&t, &title_over) {
             let title = match (k.no, &k.suggested) {
                 (Some(n), Some((m, _))) => format!("koan {n}: rule says {}", mark_words(*m)),
                 (None, Some((m, _))) => format!("#{}: rule says {}", k.tracked, mark_words(*m)),

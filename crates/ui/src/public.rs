@@ -8,7 +8,7 @@ use koanscope_game::{GameKoan, Phase};
 use koanscope_scene::Mark;
 
 use crate::draw::{self, PictureCache};
-use crate::feed::KoanState;
+use crate::feed::{KoanState, PointPx, TrackedKoan};
 use crate::table::LiveTable;
 
 /// A logged koan as drawn, with where its stone is (screen points), for headless checks.
@@ -53,22 +53,40 @@ pub fn public_view(ui: &mut Ui, table: &LiveTable, cache: &mut PictureCache) -> 
             [1280, 720],
             focus,
         );
-        for koan in &feed.koans {
-            let no = table.koan_no(koan.id);
-            let logged = no.and_then(|n| table.game().koan(n));
-            let mark = logged.and_then(|k| k.mark);
-            let disturbed = logged.is_some_and(|k| k.disturbed);
-            let stroke = match (koan.state, disturbed) {
+        for view in table.koan_views() {
+            // The koans as the Master grouped them: a merged koan is outlined around every
+            // koan the camera saw it as, a piece split off around itself.
+            let sources: Vec<&TrackedKoan> =
+                view.sources.iter().filter_map(|s| feed.koan(*s)).collect();
+            let Some(first) = sources.first() else {
+                continue;
+            };
+            let outlines: Vec<Vec<PointPx>> = if view.sources.first() == Some(&view.tracked) {
+                sources.iter().map(|k| k.outline_px.clone()).collect()
+            } else {
+                first
+                    .pieces
+                    .iter()
+                    .filter(|p| view.scene.piece(p.piece).is_some())
+                    .map(|p| p.outline_px.clone())
+                    .collect()
+            };
+            let no = view.no;
+            let mark = view.mark;
+            let disturbed = view.disturbed;
+            let stroke = match (view.state, disturbed) {
                 (_, true) => Stroke::new(4.0, Color32::from_rgb(255, 60, 60)),
                 (KoanState::Built, _) => Stroke::new(3.0, Color32::WHITE),
                 _ => Stroke::new(2.0, Color32::from_white_alpha(150)),
             };
-            if koan.state == KoanState::Built {
-                draw::outline(ui, &t, &koan.outline_px, stroke);
-            } else {
-                draw::dashed_outline(ui, &t, &koan.outline_px, stroke);
+            for outline in &outlines {
+                if view.state == KoanState::Built {
+                    draw::outline(ui, &t, outline, stroke);
+                } else {
+                    draw::dashed_outline(ui, &t, outline, stroke);
+                }
             }
-            if disturbed && let Some(ghost) = &koan.ghost {
+            if disturbed && let Some(ghost) = &first.ghost {
                 for piece in ghost {
                     draw::dashed_outline(
                         ui,
@@ -78,13 +96,14 @@ pub fn public_view(ui: &mut Ui, table: &LiveTable, cache: &mut PictureCache) -> 
                     );
                 }
             }
-            let Some(top) = draw::top_of(&t, &koan.outline_px) else {
+            let all: Vec<PointPx> = outlines.iter().flatten().copied().collect();
+            let Some(top) = draw::top_of(&t, &all) else {
                 continue;
             };
             let title = match no {
                 Some(n) if disturbed => format!("koan {n} — KATSU"),
                 Some(n) => format!("koan {n}"),
-                None if koan.state == KoanState::Built => "new koan".into(),
+                None if view.state == KoanState::Built => "new koan".into(),
                 None => "building…".into(),
             };
             let plate = draw::plate(ui, top, Align2::CENTER_BOTTOM, &title, 22.0, Color32::WHITE);

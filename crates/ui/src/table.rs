@@ -10,7 +10,7 @@ use koanscope_game::{
     Event, Game, KoanNo, LoggedCorrection, Note, Phase, SessionId, Store, StoreError, fingerprint,
     narrate,
 };
-use koanscope_scene::{JudgmentCall, Mark, Scene};
+use koanscope_scene::{JudgmentCall, Mark, PieceId, Scene};
 
 use crate::correct::Correction;
 use crate::feed::{KoanState, Picture, TableFeed, TrackedKoan};
@@ -21,6 +21,12 @@ pub trait Services {
     /// A koan that the secret rule and the official guess mark differently, to suggest to the
     /// Master, or `None` when the search finds none.
     fn counterexample(&self, game: &Game) -> Result<Option<Suggestion>, String>;
+
+    /// The document's relations derived again, keeping the koans it lists (after the Master
+    /// merged or split koans). The default keeps the relations it has (none between the parts).
+    fn regroup(&self, scene: &Scene) -> Result<Scene, String> {
+        Ok(scene.clone())
+    }
 }
 
 /// A counter-example to build: instructions in words, and the koan to draw.
@@ -56,6 +62,91 @@ struct Corrected {
     corrections: Vec<Correction>,
 }
 
+/// The Master's regrouping of koans the camera grouped otherwise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Regroup {
+    /// Koan `from` is part of koan `into`.
+    Merge { into: u64, from: u64 },
+    /// Piece `piece` of koan `koan` is a koan of its own.
+    Split { koan: u64, piece: PieceId },
+}
+
+/// A regrouping, kept while the koans it concerns are seen as they were.
+#[derive(Debug, Clone, PartialEq)]
+struct Regrouped {
+    regroup: Regroup,
+    seen: BTreeMap<u64, String>,
+}
+
+/// The id of the koan a piece split off from a tracked koan makes.
+pub fn split_id(koan: u64, piece: PieceId) -> u64 {
+    (1 << 48) + (koan << 16) + u64::from(piece)
+}
+
+/// Pieces of both documents as one koan (relations as they were, within each part).
+fn union(a: &Scene, b: &Scene) -> Option<Scene> {
+    if b.pieces.iter().any(|p| a.piece(p.id).is_some()) {
+        return None;
+    }
+    let mut scene = a.clone();
+    let koan_id = a.koans.first().map_or(0, |k| k.id);
+    scene.pieces.extend(b.pieces.iter().cloned().map(|mut p| {
+        p.koan = Some(koan_id);
+        p
+    }));
+    if let (Some(into), Some(from)) = (scene.koans.first_mut(), b.koans.first()) {
+        into.pieces.extend(&from.pieces);
+        into.touching.extend(&from.touching);
+        into.pointing.extend(&from.pointing);
+        into.inserted.extend(&from.inserted);
+        into.fully_inserted.extend(&from.fully_inserted);
+        into.towers.extend(from.towers.iter().cloned());
+        into.nests.extend(from.nests.iter().cloned());
+        into.same_direction.extend(&from.same_direction);
+        into.opposite_direction.extend(&from.opposite_direction);
+        into.judgment_calls
+            .extend(from.judgment_calls.iter().cloned());
+        into.relations_detail = None;
+    }
+    Some(scene)
+}
+
+/// The document without one piece (and the relations it was part of), and that piece alone.
+fn split(scene: &Scene, piece: PieceId) -> Option<(Scene, Scene)> {
+    let alone = scene.piece(piece)?.clone();
+    if scene.pieces.len() < 2 {
+        return None;
+    }
+    let mut rest = scene.clone();
+    rest.pieces.retain(|p| p.id != piece);
+    let mut single = Scene {
+        source: scene.source.clone(),
+        image_size: scene.image_size,
+        pieces: vec![alone],
+        koans: Vec::new(),
+    };
+    if let Some(k) = rest.koans.first_mut() {
+        let pair = |v: &mut Vec<[PieceId; 2]>| v.retain(|[a, b]| *a != piece && *b != piece);
+        k.pieces.retain(|p| *p != piece);
+        pair(&mut k.touching);
+        pair(&mut k.pointing);
+        pair(&mut k.inserted);
+        pair(&mut k.fully_inserted);
+        pair(&mut k.same_direction);
+        pair(&mut k.opposite_direction);
+        k.towers.retain(|t| !t.contains(&piece));
+        k.nests.retain(|t| !t.contains(&piece));
+        k.judgment_calls.retain(|c| !c.pieces.contains(&piece));
+        k.relations_detail = None;
+        single.koans.push(koanscope_scene::Koan {
+            id: k.id,
+            pieces: vec![piece],
+            ..koanscope_scene::Koan::default()
+        });
+    }
+    Some((rest, single))
+}
+
 /// One koan on the table, as the Master's console shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KoanView {
@@ -71,6 +162,9 @@ pub struct KoanView {
     pub suggested: Option<(Mark, String)>,
     pub judgment_calls: Vec<JudgmentCall>,
     pub disturbed: bool,
+    /// The tracked koans whose pieces it holds (more than one after a merge; for a piece split
+    /// off, the koan it came from).
+    pub sources: Vec<u64>,
 }
 
 /// The live table.
@@ -81,6 +175,7 @@ pub struct LiveTable {
     services: Box<dyn Services + Send>,
     feed: TableFeed,
     corrected: BTreeMap<u64, Corrected>,
+    regroups: Vec<Regrouped>,
     links: BTreeMap<u64, KoanNo>,
     messages: Vec<Message>,
     suggestion: Option<Suggestion>,
@@ -122,6 +217,7 @@ impl LiveTable {
             services,
             feed: TableFeed::default(),
             corrected: BTreeMap::new(),
+            regroups: Vec::new(),
             links: BTreeMap::new(),
             messages: Vec::new(),
             suggestion: None,
@@ -254,6 +350,12 @@ impl LiveTable {
                 "koan on the table #{id} changed: its corrections no longer apply"
             ));
         }
+        let before = self.regroups.len();
+        self.regroups
+            .retain(|r| r.seen.iter().all(|(id, f)| seen.get(id) == Some(f)));
+        if self.regroups.len() < before {
+            self.say("a regrouped koan changed: the camera's grouping applies again");
+        }
         if self.feed.paused.is_some() {
             return;
         }
@@ -342,16 +444,101 @@ impl LiveTable {
 
     // ---- reading ----
 
-    /// Every koan on the table, as the console shows it.
+    /// Every koan on the table, as the console shows it: the camera's koans with the Master's
+    /// corrections, then the Master's merges and splits.
     pub fn koan_views(&self) -> Vec<KoanView> {
-        self.feed
+        let mut views: Vec<KoanView> = self
+            .feed
             .koans
             .iter()
-            .filter_map(|k| self.koan_view(k.id))
-            .collect()
+            .filter_map(|k| self.seen_view(k.id))
+            .collect();
+        for r in &self.regroups {
+            self.apply_regroup(&mut views, r.regroup);
+        }
+        views
+    }
+
+    /// A view's document changed: read it again (relations, the rule's mark, near calls).
+    fn refresh(&self, view: &mut KoanView) {
+        if let Ok(scene) = self.services.regroup(&view.scene) {
+            view.scene = scene;
+        }
+        view.suggested = self.game.rule_mark(&view.scene).ok();
+        view.judgment_calls = view
+            .scene
+            .koans
+            .first()
+            .map(|k| k.judgment_calls.clone())
+            .unwrap_or_default();
+        view.no = self.links.get(&view.tracked).copied();
+        let logged = view.no.and_then(|n| self.game.koan(n));
+        view.mark = logged.and_then(|k| k.mark);
+        view.disturbed = logged.is_some_and(|k| k.disturbed);
+    }
+
+    fn apply_regroup(&self, views: &mut Vec<KoanView>, regroup: Regroup) {
+        let at = |views: &Vec<KoanView>, id: u64| views.iter().position(|v| v.tracked == id);
+        match regroup {
+            Regroup::Merge { into, from } => {
+                let (Some(i), Some(f)) = (at(views, into), at(views, from)) else {
+                    return;
+                };
+                let Some(scene) = union(&views[i].scene, &views[f].scene) else {
+                    return;
+                };
+                let from_view = views.remove(f);
+                let i = if f < i { i - 1 } else { i };
+                let view = &mut views[i];
+                view.scene = scene;
+                view.sources.extend(from_view.sources);
+                view.corrections.extend(from_view.corrections);
+                view.corrections
+                    .push(format!("koan #{from} is part of this koan"));
+                if from_view.state != KoanState::Built {
+                    view.state = from_view.state;
+                }
+                let mut view = views[i].clone();
+                self.refresh(&mut view);
+                views[i] = view;
+            }
+            Regroup::Split { koan, piece } => {
+                let Some(i) = at(views, koan) else {
+                    return;
+                };
+                let Some((rest, single)) = split(&views[i].scene, piece) else {
+                    return;
+                };
+                let mut alone = views[i].clone();
+                alone.tracked = split_id(koan, piece);
+                alone.scene = single;
+                alone.corrections = vec![format!("piece {piece} split off koan #{koan}")];
+                self.refresh(&mut alone);
+                let mut view = views[i].clone();
+                view.scene = rest;
+                view.corrections
+                    .push(format!("piece {piece} is a koan of its own"));
+                self.refresh(&mut view);
+                views[i] = view;
+                views.insert(i + 1, alone);
+            }
+        }
+    }
+
+    /// The koan whose view shows tracked koan `tracked` after a merge, if it was merged.
+    pub fn merged_into(&self, tracked: u64) -> Option<u64> {
+        self.regroups.iter().find_map(|r| match r.regroup {
+            Regroup::Merge { into, from } if from == tracked => Some(into),
+            _ => None,
+        })
     }
 
     pub fn koan_view(&self, tracked: u64) -> Option<KoanView> {
+        self.koan_views().into_iter().find(|v| v.tracked == tracked)
+    }
+
+    /// One tracked koan as the camera saw it, with the Master's corrections.
+    fn seen_view(&self, tracked: u64) -> Option<KoanView> {
         let koan = self.feed.koan(tracked)?;
         let corrected = self.corrected.get(&tracked);
         let scene = corrected_scene(koan, corrected);
@@ -385,6 +572,7 @@ impl LiveTable {
             suggested,
             judgment_calls,
             disturbed: logged.is_some_and(|k| k.disturbed),
+            sources: vec![tracked],
         })
     }
 
@@ -592,6 +780,98 @@ impl LiveTable {
         }
     }
 
+    /// The Master regroups koans: two koans are one, or a piece is a koan of its own. It stays
+    /// while the koans concerned are seen unchanged, and is logged with the frame.
+    pub fn regroup(&mut self, regroup: Regroup, frame_png: Option<Vec<u8>>) -> Result<(), String> {
+        let before = self.koan_views();
+        let (what, involved) = match regroup {
+            Regroup::Merge { into, from } => (
+                format!("koans #{into} and #{from} are one koan"),
+                vec![into, from],
+            ),
+            Regroup::Split { koan, piece } => (
+                format!("piece {piece} of koan #{koan} is a koan of its own"),
+                vec![koan],
+            ),
+        };
+        let seen_before: Vec<&KoanView> = before
+            .iter()
+            .filter(|v| involved.contains(&v.tracked))
+            .collect();
+        if seen_before.len() != involved.len() {
+            let text = format!("cannot regroup: {what}: a koan is not on the table");
+            self.problem(text.clone());
+            return Err(text);
+        }
+        if let Some(v) = seen_before.iter().find(|v| v.no.is_some()) {
+            let text = format!(
+                "cannot regroup koan #{}: it is already in the books; break it down first",
+                v.tracked
+            );
+            self.problem(text.clone());
+            return Err(text);
+        }
+        let mut after = before.clone();
+        self.apply_regroup(&mut after, regroup);
+        if after == before {
+            let text = format!("cannot regroup: {what}: the pieces do not allow it");
+            self.problem(text.clone());
+            return Err(text);
+        }
+        let sources: Vec<u64> = seen_before.iter().flat_map(|v| v.sources.clone()).collect();
+        let seen: BTreeMap<u64, String> = sources
+            .iter()
+            .filter_map(|id| self.feed.koan(*id).map(|k| (*id, fingerprint(&k.scene))))
+            .collect();
+        let scenes = |views: &[KoanView]| {
+            let mut all = Scene::default();
+            for v in views
+                .iter()
+                .filter(|v| v.sources.iter().any(|s| sources.contains(s)))
+            {
+                // Numbered afresh: a piece split off keeps its koan's id in its own document.
+                let id = all.koans.len() as u32;
+                all.pieces.extend(v.scene.pieces.iter().cloned().map(|mut p| {
+                    p.koan = Some(id);
+                    p
+                }));
+                all.koans.extend(v.scene.koans.iter().cloned().map(|mut k| {
+                    k.id = id;
+                    k
+                }));
+            }
+            all
+        };
+        let logged = LoggedCorrection {
+            at_ms: now_ms(),
+            koan: involved[0],
+            what: what.clone(),
+            seen: scenes(&before),
+            corrected: scenes(&after),
+            frame_png,
+        };
+        if let Err(e) = self.store.log_correction(self.session, &logged) {
+            let text = format!("the session log failed: {e}");
+            self.problem(text.clone());
+            return Err(text);
+        }
+        self.regroups.push(Regrouped { regroup, seen });
+        self.say(format!("regrouping logged with its frame: {what}"));
+        Ok(())
+    }
+
+    /// Forgets the Master's regroupings of a koan: the camera's grouping applies again.
+    pub fn ungroup(&mut self, view: u64) {
+        let before = self.regroups.len();
+        self.regroups.retain(|r| match r.regroup {
+            Regroup::Merge { into, from } => into != view && from != view,
+            Regroup::Split { koan, piece } => koan != view && split_id(koan, piece) != view,
+        });
+        if self.regroups.len() < before {
+            self.say(format!("koan #{view}: the camera's grouping applies again"));
+        }
+    }
+
     /// The Master corrects what the camera saw of a koan. It stays with the koan while the
     /// camera sees it unchanged, and is logged with the frame (PNG) it was made on.
     pub fn correct(
@@ -600,6 +880,24 @@ impl LiveTable {
         correction: Correction,
         frame_png: Option<Vec<u8>>,
     ) -> Result<(), String> {
+        // A merged or split koan's piece is corrected in the koan the camera saw it in.
+        let piece = match &correction {
+            Correction::Color { piece, .. }
+            | Correction::Size { piece, .. }
+            | Correction::Orientation { piece, .. }
+            | Correction::Grounded { piece, .. } => Some(*piece),
+            Correction::Touching { a, .. } | Correction::Pointing { a, .. } => Some(*a),
+        };
+        let tracked = self
+            .koan_view(tracked)
+            .and_then(|v| {
+                v.sources.into_iter().find(|s| {
+                    self.feed
+                        .koan(*s)
+                        .is_some_and(|k| piece.is_some_and(|p| k.scene.piece(p).is_some()))
+                })
+            })
+            .unwrap_or(tracked);
         let koan = self
             .feed
             .koan(tracked)
