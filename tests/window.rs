@@ -6,6 +6,8 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
+mod common;
+
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use koanscope::live::{RuleServices, settled_feed};
@@ -33,7 +35,10 @@ fn feed(scene: &str) -> TableFeed {
 }
 
 fn table(rule: &str, feed: TableFeed) -> LiveTable {
-    let mut store = Store::open_in_memory().expect("store");
+    table_in(Store::open_in_memory().expect("store"), rule, feed)
+}
+
+fn table_in(mut store: Store, rule: &str, feed: TableFeed) -> LiveTable {
     let secret = Secret::new(rule);
     let students = ["Ann", "Ben", "Cy"];
     let setup = Setup {
@@ -388,4 +393,81 @@ fn the_master_splits_a_piece_off_and_merges_two_koans_and_the_books_take_them_so
     click(&mut harness, &format!("#{alone_id} initial BLACK"));
     let game = harness.state().table.game();
     assert_eq!(game.koan(1).map(|k| k.scene.pieces.len()), Some(2));
+}
+
+#[test]
+fn the_masters_corrected_frames_re_teach_the_colour_model() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let db = dir.path().join("sessions.sqlite");
+    let store = Store::open(&db).expect("store");
+    let mut harness = console_harness(table_in(store, RED, feed("scene_00")));
+    harness.run();
+    // The Master says the lone blue piece is red: its pixels now teach "red".
+    let koan = suggested(&harness.state().table, Mark::Black)[0];
+    let piece = harness
+        .state()
+        .table
+        .koan_view(koan)
+        .expect("koan")
+        .scene
+        .pieces[0]
+        .clone();
+    assert_eq!(piece.color, Color::Blue);
+    click(&mut harness, &koanscope_ui::draw::piece_label(&piece));
+    click(&mut harness, "red");
+    let session = harness.state().table.session();
+    drop(harness);
+    let model = dir.path().join("colors.toml");
+    let out = common::koanscope()
+        .args([
+            "calibrate",
+            "colors",
+            "--from-session",
+            &session.to_string(),
+        ])
+        .arg("--db")
+        .arg(&db)
+        .args(["--calibration", CALIBRATION, "--out"])
+        .arg(&model)
+        .output()
+        .expect("runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let red = said
+        .lines()
+        .find(|l| l.starts_with("red "))
+        .unwrap_or_else(|| panic!("no line for red: {said}"));
+    // "red     hue    2.0° ->  221.3° (1234 pixels)": red is learnt from the blue pixels.
+    let learnt: f64 = red
+        .split("->")
+        .nth(1)
+        .and_then(|rest| rest.trim().split('°').next())
+        .and_then(|hue| hue.trim().parse().ok())
+        .unwrap_or_else(|| panic!("red was not re-learnt: {red}"));
+    let hue_of = |line: &str| -> f64 {
+        line.split("hue")
+            .nth(1)
+            .and_then(|rest| rest.trim().split('°').next())
+            .and_then(|hue| hue.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no hue in {line:?}"))
+    };
+    let blue = said
+        .lines()
+        .find(|l| l.starts_with("blue "))
+        .map(hue_of)
+        .unwrap_or_else(|| panic!("no line for blue: {said}"));
+    let apart = ((learnt - blue).rem_euclid(360.0)).min((blue - learnt).rem_euclid(360.0));
+    assert!(
+        apart < 30.0 && (learnt - hue_of(red)).abs() > 90.0,
+        "the relabelled blue pixels (blue's hue {blue}°) teach red: {red}"
+    );
+    assert!(
+        std::fs::read_to_string(&model)
+            .expect("model")
+            .contains("corrected frames")
+    );
 }

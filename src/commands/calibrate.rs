@@ -59,7 +59,17 @@ pub enum Calibrate {
     /// Re-learn the piece colours under the table's light from a frame showing pieces of every colour.
     Colors {
         /// A frame from the calibrated camera with pieces of each colour standing apart.
-        image: PathBuf,
+        #[arg(
+            required_unless_present = "from_session",
+            conflicts_with = "from_session"
+        )]
+        image: Option<PathBuf>,
+        /// Learn instead from the frames of a session's corrections (the Master's labels of
+        /// what the camera misread), by session number or name.
+        #[arg(long)]
+        from_session: Option<String>,
+        #[command(flatten)]
+        db: super::game::DbArg,
         /// Calibration with the table pose (from `calibrate table`).
         #[arg(long)]
         calibration: PathBuf,
@@ -135,10 +145,18 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
         } => table(&image, &intrinsics, &out, &board.board()?),
         Calibrate::Colors {
             image,
+            from_session,
+            db,
             calibration,
             colors,
             out,
-        } => relearn(&image, &calibration, colors.as_deref(), &out),
+        } => match (image, from_session) {
+            (Some(image), _) => relearn(&image, &calibration, colors.as_deref(), &out),
+            (None, Some(session)) => {
+                relearn_from_corrections(&db, &session, &calibration, colors.as_deref(), &out)
+            }
+            (None, None) => bail!("give a frame, or --from-session with a session's corrections"),
+        },
         Calibrate::Target { out, board } => {
             let svg = koanscope_vision::target::chessboard_svg(&board.board()?);
             if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -307,14 +325,90 @@ fn relearn(
             "no piece was found confidently enough to learn from: check the calibration and the light, and put pieces of each colour apart in view"
         );
     }
+    let origin = format!("learnt from {}", image_path.display());
+    write_model(&learnt, &updates, &origin, out)
+}
+
+/// Learns the colours from the frames the Master corrected in a session: each corrected
+/// koan's pieces, with the colours the Master gave them, teach the model frame after frame.
+fn relearn_from_corrections(
+    db: &super::game::DbArg,
+    session: &str,
+    calibration_path: &Path,
+    colors: Option<&Path>,
+    out: &Path,
+) -> anyhow::Result<()> {
+    let calibration = Calibration::load(calibration_path)?;
+    let camera = calibration.camera(calibration_path)?;
+    let mut model = match colors {
+        Some(path) => ColorModel::load(path)?,
+        None => ColorModel::default(),
+    };
+    let store = db.open()?;
+    let id = store.find(session)?;
+    let corrections = store.corrections(id)?;
+    let mut learnt_any: Vec<koanscope_vision::HueUpdate> = Vec::new();
+    let mut frames = 0;
+    for (i, c) in corrections.iter().enumerate() {
+        let Some(png) = &c.frame_png else {
+            continue;
+        };
+        let rgb = image::load_from_memory(png)
+            .with_context(|| format!("correction {} of session {session}: the frame", i + 1))?
+            .to_rgb8();
+        let frame = koanscope_vision::image::bgr_from_rgb(rgb.width(), rgb.height(), rgb.as_raw())?;
+        let where_ = PathBuf::from(format!("session {session}, correction {}", i + 1));
+        koanscope_vision::check_resolution(&frame, &where_, &calibration.intrinsics)?;
+        let labels: Vec<([f64; 2], koanscope_scene::Color)> = c
+            .corrected
+            .pieces
+            .iter()
+            .filter_map(|p| p.image_xy.map(|xy| (xy, p.color)))
+            .collect();
+        let (next, updates) =
+            koanscope_vision::relearn_colors_labelled(&frame, &camera, &model, &labels, 20.0)
+                .with_context(|| format!("learning colours from {}", where_.display()))?;
+        model = next;
+        frames += 1;
+        for u in updates {
+            match learnt_any.iter_mut().find(|l| l.color == u.color) {
+                Some(l) => {
+                    l.pixels += u.pixels;
+                    if u.new_hue_deg.is_some() {
+                        l.new_hue_deg = u.new_hue_deg;
+                    }
+                }
+                None => learnt_any.push(u),
+            }
+        }
+    }
+    if frames == 0 {
+        bail!(
+            "session {session} has no corrected frames to learn from: correct a piece in the Master's console first"
+        );
+    }
+    if learnt_any.iter().all(|u| u.new_hue_deg.is_none()) {
+        bail!(
+            "the {frames} corrected frames of session {session} show too little of any colour to learn from"
+        );
+    }
+    let origin = format!("learnt from {frames} corrected frames of session {session}");
+    write_model(&model, &learnt_any, &origin, out)
+}
+
+fn write_model(
+    learnt: &ColorModel,
+    updates: &[koanscope_vision::HueUpdate],
+    origin: &str,
+    out: &Path,
+) -> anyhow::Result<()> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    let origin = format!("learnt from {}", image_path.display());
-    std::fs::write(out, learnt.to_toml(&origin))
+    std::fs::write(out, learnt.to_toml(origin))
         .with_context(|| format!("writing {}", out.display()))?;
-    for update in &updates {
+    for update in updates {
         match update.new_hue_deg {
             Some(hue) => say!(
                 "{:<7} hue {:6.1}° -> {:6.1}° ({} pixels)",

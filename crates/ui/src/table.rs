@@ -831,10 +831,11 @@ impl LiveTable {
             {
                 // Numbered afresh: a piece split off keeps its koan's id in its own document.
                 let id = all.koans.len() as u32;
-                all.pieces.extend(v.scene.pieces.iter().cloned().map(|mut p| {
-                    p.koan = Some(id);
-                    p
-                }));
+                all.pieces
+                    .extend(v.scene.pieces.iter().cloned().map(|mut p| {
+                        p.koan = Some(id);
+                        p
+                    }));
                 all.koans.extend(v.scene.koans.iter().cloned().map(|mut k| {
                     k.id = id;
                     k

@@ -1030,13 +1030,53 @@ pub fn relearn_colors(
     model: &ColorModel,
     min_confidence: f64,
 ) -> Result<(ColorModel, Vec<HueUpdate>), VisionError> {
+    relearn_where(image, camera, model, |d| {
+        (d.confidence >= min_confidence).then_some(d.color)
+    })
+}
+
+/// Re-learns the hue centres from a frame whose pieces someone labelled (the Master's
+/// corrections): a piece found within `radius_px` of a label's image position lends its pixels
+/// to the label's colour, whatever colour the model read; unlabelled pieces lend nothing.
+pub fn relearn_colors_labelled(
+    image: &Mat,
+    camera: &Camera,
+    model: &ColorModel,
+    labels: &[([f64; 2], Color)],
+    radius_px: f64,
+) -> Result<(ColorModel, Vec<HueUpdate>), VisionError> {
+    relearn_where(image, camera, model, |d| {
+        labels
+            .iter()
+            .map(|(xy, c)| {
+                (
+                    ((xy[0] - d.image_xy.x).powi(2) + (xy[1] - d.image_xy.y).powi(2)).sqrt(),
+                    *c,
+                )
+            })
+            .filter(|(dist, _)| *dist <= radius_px)
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, c)| c)
+    })
+}
+
+/// The hue centres learnt from the pixels of the pieces `colour_of` gives a colour to.
+fn relearn_where(
+    image: &Mat,
+    camera: &Camera,
+    model: &ColorModel,
+    colour_of: impl Fn(&Detection) -> Option<Color>,
+) -> Result<(ColorModel, Vec<HueUpdate>), VisionError> {
     const MIN_PIXELS: usize = 200;
     let detector = Detector::new(model.clone());
     let seg = segment(image, model)?;
     let detections = detector.detect_in(&seg, camera)?;
     let mut hues: Vec<Vec<f64>> = vec![Vec::new(); model.colors.len()];
-    for d in detections.iter().filter(|d| d.confidence >= min_confidence) {
-        let Some(slot) = model.colors.iter().position(|c| c.name == d.color) else {
+    for d in &detections {
+        let Some(color) = colour_of(d) else {
+            continue;
+        };
+        let Some(slot) = model.colors.iter().position(|c| c.name == color) else {
             continue;
         };
         let (ymin, ymax) = d

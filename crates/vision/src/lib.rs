@@ -30,7 +30,9 @@ pub use calibration::{
 pub use camera::Camera;
 pub use color::ColorModel;
 pub use cv::{isometry_from_rvec_tvec, rvec_tvec_from_isometry};
-pub use detect::{DetectParams, Detection, Detector, HueUpdate, relearn_colors};
+pub use detect::{
+    DetectParams, Detection, Detector, HueUpdate, relearn_colors, relearn_colors_labelled,
+};
 pub use error::VisionError;
 pub use overlay::{KoanShape, OverlayShapes, PieceShape};
 pub use pose::Resting;
