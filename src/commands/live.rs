@@ -148,11 +148,6 @@ pub fn run_window(
     window: WindowArgs,
     session_name: Option<String>,
 ) -> anyhow::Result<()> {
-    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
-        bail!(
-            "no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set): run it on a desktop, or headless under `xvfb-run -a` (scripts/demo does)"
-        );
-    }
     let calibration = Calibration::load(calibration_path)?;
     let camera = calibration.camera(calibration_path)?;
     let [w, h] = source.resolution();
@@ -174,6 +169,13 @@ pub fn run_window(
     koanscope_rules::parse_rule(&rule)
         .with_context(|| format!("reading the secret rule {rule:?}"))?;
     let secret = Secret::new(rule);
+    // Everything is read and checked: now a window, and only then a session in the store.
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    if !set("DISPLAY") && !set("WAYLAND_DISPLAY") {
+        bail!(
+            "no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set): run it on a desktop, or headless under `xvfb-run -a` (scripts/demo does)"
+        );
+    }
     let setup = Setup {
         mode: Mode::Standard,
         master: window.master.clone(),
