@@ -33,7 +33,7 @@ pub fn public_view(ui: &mut Ui, table: &LiveTable, cache: &mut PictureCache) -> 
                 .strong(),
         );
         let feed = table.feed();
-        let (t, _) = draw::picture(ui, cache, feed.frame, feed.picture.as_deref(), [1280, 720]);
+        let (t, _) = draw::picture(ui, cache, feed.picture.as_ref(), [1280, 720]);
         for koan in &feed.koans {
             let no = table.koan_no(koan.id);
             let logged = no.and_then(|n| table.game().koan(n));
