@@ -10,11 +10,13 @@
 //! ```
 
 mod feed;
+mod headless;
 mod services;
 mod still;
 mod worker;
 
 pub use feed::{FeedBuilder, koan_document};
+pub use headless::HeadlessWindow;
 pub use services::RuleServices;
 pub use still::settled_feed;
 pub use worker::{Pipeline, PipelineStats, Vision, spawn_pipeline};
