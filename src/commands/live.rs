@@ -65,9 +65,10 @@ pub struct WindowArgs {
     /// Seconds a koan must stand still to count as built.
     #[arg(long, default_value_t = 1.5)]
     pub settle: f64,
-    /// Vision workers, each analysing the newest frame on a core of its own (frames still reach
-    /// the tracker in order).
-    #[arg(long, default_value_t = 2)]
+    /// Vision workers, each analysing the newest frame (frames still reach the tracker in
+    /// order). One leaves the second core to the capture thread and the window; on this
+    /// project's 2-core machine a second worker did not raise the rate with a 30 fps camera.
+    #[arg(long, default_value_t = 1)]
     pub vision_workers: usize,
     /// Colour model (TOML); the shipped models/colors.toml when not given.
     #[arg(long)]
