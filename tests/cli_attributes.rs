@@ -144,7 +144,15 @@ fn a_master_grouping_is_kept_when_asked() {
 #[test]
 fn bench_reports_each_target_beside_its_baseline() {
     koanscope()
-        .args(["bench", "--runs", "3", "--frame-runs", "1"])
+        .args([
+            "bench",
+            "--runs",
+            "3",
+            "--frame-runs",
+            "1",
+            "--pipeline-secs",
+            "1",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains(
@@ -162,6 +170,18 @@ fn bench_reports_each_target_beside_its_baseline() {
         .stdout(
             predicate::str::is_match(
                 r"analyse that frame \(16 pieces found\) +[0-9.]+ ms += [0-9.]+ x floor",
+            )
+            .unwrap(),
+        )
+        .stdout(
+            predicate::str::is_match(
+                r"both views, same picture +[0-9.]+ ms += [0-9.]+ x baseline, [0-9]+% of the 16 ms budget",
+            )
+            .unwrap(),
+        )
+        .stdout(
+            predicate::str::is_match(
+                r"2 vision workers: +[0-9.]+ analysed/s = [0-9.]+ x floor, [0-9]+% of the 30 fps target",
             )
             .unwrap(),
         );

@@ -3,12 +3,19 @@
 
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
+use koanscope::live::{HeadlessWindow, PipelineStats, Vision, settled_feed, spawn_pipeline};
+use koanscope_capture::{FolderOptions, FrameSource, ImageFolder, Pacing, Reconnecting};
 use koanscope_geometry::{Engine, fixtures::busy_table};
 use koanscope_scene::Scene;
+use koanscope_tracker::{OcclusionConfig, OcclusionDetector, Tracker, TrackerConfig};
+use koanscope_vision::image::bgr_from_rgb;
 use koanscope_vision::render::bench_table;
 use koanscope_vision::segment::{floor_lab_threshold, use_one_thread};
-use koanscope_vision::{ColorModel, Detector, analyze};
+use koanscope_vision::{Calibration, ColorModel, Detector, analyze};
+
+use super::live::sample;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,6 +25,12 @@ pub struct Args {
     /// Timed runs of the frame analysis (slower; the median is reported).
     #[arg(long, default_value_t = 20)]
     pub frame_runs: usize,
+    /// Seconds the live pipeline runs over the sample folder, per number of vision workers.
+    #[arg(long, default_value_t = 10.0)]
+    pub pipeline_secs: f64,
+    /// Only the window and the live pipeline (skip geometry and single-frame vision).
+    #[arg(long)]
+    pub live_only: bool,
 }
 
 /// Median wall time of `runs` calls of `f`, after a few warm-up calls.
@@ -46,9 +59,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.runs > 0 && args.frame_runs > 0,
         "--runs and --frame-runs must be at least 1"
     );
-    let bar = ProgressBar::new(2 * (args.runs + args.frame_runs) as u64).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("the template is valid"),
-    );
+    use_one_thread()?;
+    if !args.live_only {
+        geometry_and_vision(&args)?;
+    }
+    window(&args)?;
+    pipeline(&args)
+}
+
+fn geometry_and_vision(args: &Args) -> anyhow::Result<()> {
+    let bar = ProgressBar::new(2 * (args.runs + args.frame_runs) as u64).with_style(style());
     let engine = Engine::default();
     let table = busy_table(20);
     let document = table.to_json_string(false);
@@ -64,7 +84,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         std::hint::black_box(scene);
     });
 
-    use_one_thread()?;
     let (camera, image) = bench_table()?;
     let detector = Detector::new(ColorModel::default());
     let path = std::path::Path::new("bench-table");
@@ -109,4 +128,182 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         100.0 * ms(frame) / 33.0
     );
     Ok(())
+}
+
+fn style() -> ProgressStyle {
+    ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").expect("the template is valid")
+}
+
+/// The window's CPU cost per frame: both views with the overlay on the settled sample table.
+fn window(args: &Args) -> anyhow::Result<()> {
+    let image = sample("sample_images/S1/scene_00.jpg");
+    let feed = settled_feed(&image, &sample("calibration/sample-S1.yaml"))?;
+    let picture = feed
+        .picture
+        .clone()
+        .context("the settled feed has a picture")?;
+    let koans = feed.koans.len();
+    let mut window = HeadlessWindow::new(feed)?;
+    let marked = window.table().marked_tracked().len();
+    let vertices = window.frame(false);
+    let bar = ProgressBar::new(3 * args.runs as u64).with_style(style());
+    bar.set_message("baseline: copy the frame's RGBA");
+    let baseline = median_time(args.runs, &bar, || {
+        std::hint::black_box(picture.rgba.clone());
+    });
+    bar.set_message("window: both views, same picture");
+    let same = median_time(args.runs, &bar, || {
+        std::hint::black_box(window.frame(false));
+    });
+    bar.set_message("window: both views, new picture");
+    let new = median_time(args.runs, &bar, || {
+        std::hint::black_box(window.frame(true));
+    });
+    bar.finish_and_clear();
+    println!(
+        "koanscope window: the Master's console (1440x860) and the public view (1280x800) over a {}x{} frame, {koans} koans ({marked} marked, {vertices} vertices), egui run + tessellate on one thread, median of {} runs",
+        picture.width, picture.height, args.runs
+    );
+    println!(
+        "  baseline  copy the frame's RGBA                        {:>8.3} ms",
+        ms(baseline)
+    );
+    for (what, t) in [("same picture", same), ("new picture ", new)] {
+        println!(
+            "  window    both views, {what}                 {:>8.3} ms  = {:.1} x baseline, {:.0}% of the 16 ms budget ({:.0} frames/s on the CPU)",
+            ms(t),
+            t.as_secs_f64() / baseline.as_secs_f64(),
+            100.0 * ms(t) / 16.0,
+            1.0 / t.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Frames per second analysed by the live pipeline over the sample folder: unpaced with every
+/// frame a new image decoded from JPEG (as fast as the pipeline takes them), and paced like a
+/// 30 fps camera watching a still table.
+fn pipeline(args: &Args) -> anyhow::Result<()> {
+    let dir = sample("sample_images/S1");
+    let calibration_path = sample("calibration/sample-S1.yaml");
+    let calibration = Calibration::load(&calibration_path)?;
+    let camera = calibration.camera(&calibration_path)?;
+    let images: Vec<_> = ["scene_00.jpg", "scene_02.jpg", "scene_03.jpg"]
+        .iter()
+        .map(|n| dir.join(n))
+        .collect();
+    let bar = ProgressBar::new(args.frame_runs as u64).with_style(style());
+    bar.set_message("floor: decode a JPEG frame and convert it to BGR");
+    let mut n = 0;
+    let floor = median_time(args.frame_runs, &bar, || {
+        let path = &images[n % images.len()];
+        n += 1;
+        let rgb = ::image::open(path).expect("the sample decodes").to_rgb8();
+        std::hint::black_box(
+            bgr_from_rgb(rgb.width(), rgb.height(), rgb.as_raw()).expect("the frame converts"),
+        );
+    });
+    bar.finish_and_clear();
+    let floor_fps = 1.0 / floor.as_secs_f64();
+    let secs = args.pipeline_secs.max(1.0);
+    println!(
+        "koanscope pipeline over {}, {secs:.0} s per run",
+        dir.display()
+    );
+    println!(
+        "  floor     decode + BGR conversion of one frame        {:>8.3} ms  = {floor_fps:.1} frames/s on one core",
+        ms(floor)
+    );
+    for (paced, words) in [
+        (false, "unpaced, every frame a new image"),
+        (true, "a 30 fps camera: real time, each image held 4 s"),
+    ] {
+        println!("  source: {words}");
+        for workers in [1, 2] {
+            let (stats, elapsed) = run_pipeline(&dir, &camera, workers, secs, paced)?;
+            let fps = stats.analysed as f64 / elapsed;
+            println!(
+                "  pipeline  {workers} vision worker{}: {fps:>5.1} analysed/s = {:.2} x floor, {:.0}% of the 30 fps target; {:.1} frames/s shown, {} not analysed, {} dropped at the source",
+                if workers == 1 { " " } else { "s" },
+                fps / floor_fps,
+                100.0 * fps / 30.0,
+                stats.received as f64 / elapsed,
+                stats.not_analysed,
+                stats.dropped,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Runs the pipeline for `secs` after its first analysed frame; the counts over that time.
+fn run_pipeline(
+    dir: &std::path::Path,
+    camera: &koanscope_vision::Camera,
+    workers: usize,
+    secs: f64,
+    paced: bool,
+) -> anyhow::Result<(PipelineStats, f64)> {
+    let options = FolderOptions {
+        hold: Duration::from_millis(if paced { 4000 } else { 1 }),
+        fps: 30.0,
+        looping: true,
+        pacing: if paced {
+            Pacing::RealTime
+        } else {
+            Pacing::Unpaced
+        },
+        name_prefix: Some("scene_".into()),
+    };
+    let folder = dir.to_path_buf();
+    let source = Reconnecting::open(
+        Box::new(move || {
+            Ok(Box::new(ImageFolder::open(&folder, options.clone())?) as Box<dyn FrameSource>)
+        }),
+        Reconnecting::DEFAULT_RETRY,
+    )?;
+    let visions = (0..workers)
+        .map(|_| Vision {
+            camera: camera.clone(),
+            detector: Detector::new(ColorModel::default()),
+            engine: Engine::default(),
+        })
+        .collect();
+    let pipeline = spawn_pipeline(
+        source,
+        visions,
+        Tracker::new(TrackerConfig::default()),
+        OcclusionDetector::new(OcclusionConfig::default()),
+        Box::new(|| {}),
+    )?;
+    let bar = ProgressBar::new((secs * 10.0) as u64).with_style(style());
+    bar.set_message(format!("pipeline: {workers} vision worker(s)"));
+    let mut start: Option<(Instant, PipelineStats)> = None;
+    loop {
+        // Take what the window would, and let it go.
+        while pipeline.feed.try_recv().is_ok() {}
+        let now = Instant::now();
+        match start {
+            None if pipeline.stats().analysed > 0 => start = Some((now, pipeline.stats())),
+            Some((t0, s0)) => {
+                let elapsed = now.duration_since(t0).as_secs_f64();
+                bar.set_position((elapsed * 10.0) as u64);
+                if elapsed >= secs {
+                    let s = pipeline.stats();
+                    bar.finish_and_clear();
+                    pipeline.stop();
+                    let delta = PipelineStats {
+                        received: s.received - s0.received,
+                        analysed: s.analysed - s0.analysed,
+                        not_analysed: s.not_analysed - s0.not_analysed,
+                        dropped: s.dropped - s0.dropped,
+                        ..s
+                    };
+                    return Ok((delta, elapsed));
+                }
+            }
+            None => {}
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

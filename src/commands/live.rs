@@ -65,6 +65,11 @@ pub struct WindowArgs {
     /// Seconds a koan must stand still to count as built.
     #[arg(long, default_value_t = 1.5)]
     pub settle: f64,
+    /// Vision workers, each analysing the newest frame (frames still reach the tracker in
+    /// order). One leaves the second core to the capture thread and the window; on this
+    /// project's 2-core machine a second worker did not raise the rate with a 30 fps camera.
+    #[arg(long, default_value_t = 1)]
+    pub vision_workers: usize,
     /// Colour model (TOML); the shipped models/colors.toml when not given.
     #[arg(long)]
     pub colors: Option<PathBuf>,
@@ -201,11 +206,13 @@ pub fn run_window(
         settle: Duration::from_secs_f64(window.settle.max(0.0)),
         ..TrackerConfig::default()
     });
-    let vision = Vision {
-        camera,
-        detector: Detector::new(colors),
-        engine: Engine::default(),
-    };
+    let vision: Vec<Vision> = (0..window.vision_workers.max(1))
+        .map(|_| Vision {
+            camera: camera.clone(),
+            detector: Detector::new(colors.clone()),
+            engine: Engine::default(),
+        })
+        .collect();
     let screenshot = window.screenshot.clone().map(|dir| ScreenshotPlan {
         dir,
         after_frames: window.shot_after,

@@ -1,18 +1,22 @@
-//! Live at the table: a vision thread turns frames into the window's feed, and the window's
-//! Master console gets the rule engine's counter-example search through [`RuleServices`].
+//! Live at the table: a capture thread shows every frame in the window and vision workers turn
+//! the newest frame into the window's feed; the window's Master console gets the rule engine's
+//! counter-example search through [`RuleServices`].
 //!
 //! ```text
-//! frame source ─► vision (analyze, overlay shapes) ─► occlusion + tracker ─► TableFeed ─► window
-//!                                       ▲                                               │
-//!                                       └──────── koans the Master marked ◄─────────────┘
+//! frame source ─► capture (picture, hands) ──────────────────────► FeedUpdate::Picture ─► window
+//!                      └─► newest frame ─► vision ×N ─► tracker ─► FeedUpdate::Analysed ─►  │
+//!                                                          ▲                                │
+//!                                                          └── koans the Master marked ◄────┘
 //! ```
 
 mod feed;
+mod headless;
 mod services;
 mod still;
 mod worker;
 
 pub use feed::{FeedBuilder, koan_document};
+pub use headless::HeadlessWindow;
 pub use services::RuleServices;
 pub use still::settled_feed;
 pub use worker::{Pipeline, PipelineStats, Vision, spawn_pipeline};

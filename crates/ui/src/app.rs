@@ -12,7 +12,7 @@ use egui::{ViewportBuilder, ViewportClass, ViewportCommand, ViewportId};
 
 use crate::console::{ConsoleState, master_console};
 use crate::draw::PictureCache;
-use crate::feed::{KoanState, TableFeed};
+use crate::feed::{FeedUpdate, KoanState};
 use crate::public::{DrawnKoan, public_view};
 use crate::table::LiveTable;
 
@@ -35,7 +35,7 @@ struct Shared {
 /// The running window.
 pub struct TableApp {
     shared: Arc<Mutex<Shared>>,
-    feed: Receiver<TableFeed>,
+    feed: Receiver<FeedUpdate>,
     console: ConsoleState,
     console_pictures: PictureCache,
     /// Show the public view in the same window (one screen) instead of its own.
@@ -96,7 +96,7 @@ fn request_screenshot(
 }
 
 impl TableApp {
-    pub fn new(table: LiveTable, feed: Receiver<TableFeed>) -> TableApp {
+    pub fn new(table: LiveTable, feed: Receiver<FeedUpdate>) -> TableApp {
         TableApp {
             shared: Arc::new(Mutex::new(Shared {
                 table,
@@ -136,13 +136,13 @@ impl TableApp {
         self
     }
 
-    /// Takes every feed that arrived since the last frame, in order (the tracker's states
-    /// between them matter to the books: a koan built then broken down), and tells the vision
-    /// thread when the marked koans change.
+    /// Takes every update that arrived since the last frame, in order (the tracker's states
+    /// between analysed frames matter to the books: a koan built then broken down), and tells
+    /// the vision thread when the marked koans change.
     fn drain_feed(&mut self) {
         let mut shared = lock(&self.shared);
-        while let Ok(feed) = self.feed.try_recv() {
-            shared.table.update(feed);
+        while let Ok(update) = self.feed.try_recv() {
+            shared.table.receive(update);
         }
         let marked = shared.table.marked_tracked();
         if marked != self.last_marked {

@@ -83,9 +83,14 @@ fn status(ui: &mut Ui, table: &LiveTable, state: &ConsoleState) {
         ui.label(RichText::new(table.game().describe_phase()).strong());
         ui.separator();
         ui.label(format!(
-            "vision {:.1} fps · dropped {} · window {:.0} fps",
-            feed.vision_fps, feed.dropped, state.ui_fps
-        ));
+            "camera {:.0} fps · vision {:.1} fps · not analysed {} · dropped {} · window {:.0} fps",
+            feed.picture_fps, feed.vision_fps, feed.not_analysed, feed.dropped, state.ui_fps
+        ))
+        .on_hover_text(
+            "camera: frames shown per second; vision: frames analysed per second; not analysed: \
+             frames shown that vision skipped for a newer one; dropped: frames the camera source \
+             lost before koanscope got them",
+        );
         ui.separator();
         ui.label(&feed.source);
         if let Some(why) = &feed.paused {
@@ -597,7 +602,7 @@ fn attributes_view(
     cache: &mut PictureCache,
 ) {
     let feed = table.feed();
-    let (t, response) = draw::picture(ui, cache, feed.frame, feed.picture.as_deref(), [1280, 720]);
+    let (t, response) = draw::picture(ui, cache, feed.picture.as_ref(), [1280, 720]);
     let views = table.koan_views();
     for k in &views {
         // A merged koan is drawn from every koan the camera saw it as; a piece split off is

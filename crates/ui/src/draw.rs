@@ -2,38 +2,42 @@
 //! stones and sketches over it. Positions come in frame pixels and are mapped to the screen
 //! through one `screen_from_frame` transform.
 
+use std::sync::Arc;
+
 use egui::emath::RectTransform;
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, TextureHandle, Ui, Vec2};
 use koanscope_scene::{Color, Mark, Orientation, Piece, Scene};
 
 use crate::feed::{Picture, PieceShape, PointPx};
 
-/// The frame's texture, uploaded again only when a new frame arrives.
+/// The frame's texture, uploaded again only when a new picture arrives (a picture is new when
+/// it is another `Arc`: the cache holds the one it shows, so its address cannot be reused).
 #[derive(Default)]
 pub struct PictureCache {
-    texture: Option<(u64, TextureHandle)>,
+    texture: Option<(Arc<Picture>, TextureHandle)>,
 }
 
 impl PictureCache {
-    fn texture(&mut self, ui: &Ui, frame: u64, picture: &Picture) -> TextureHandle {
+    fn texture(&mut self, ui: &Ui, picture: &Arc<Picture>) -> TextureHandle {
+        // Every pixel is opaque, so the colours are already premultiplied: no conversion.
         let image = || {
-            egui::ColorImage::from_rgba_unmultiplied(
+            egui::ColorImage::from_rgba_premultiplied(
                 [picture.width as usize, picture.height as usize],
                 &picture.rgba,
             )
         };
         match &mut self.texture {
-            Some((shown, handle)) if *shown == frame => handle.clone(),
+            Some((shown, handle)) if Arc::ptr_eq(shown, picture) => handle.clone(),
             Some((shown, handle)) => {
                 handle.set(image(), egui::TextureOptions::LINEAR);
-                *shown = frame;
+                *shown = picture.clone();
                 handle.clone()
             }
             None => {
                 let handle =
                     ui.ctx()
                         .load_texture("table-frame", image(), egui::TextureOptions::LINEAR);
-                self.texture = Some((frame, handle.clone()));
+                self.texture = Some((picture.clone(), handle.clone()));
                 handle
             }
         }
@@ -45,11 +49,10 @@ impl PictureCache {
 pub fn picture(
     ui: &mut Ui,
     cache: &mut PictureCache,
-    frame: u64,
-    picture: Option<&Picture>,
+    picture: Option<&Arc<Picture>>,
     fallback_size: [u32; 2],
 ) -> (RectTransform, egui::Response) {
-    picture_of(ui, cache, frame, picture, fallback_size, None)
+    picture_of(ui, cache, picture, fallback_size, None)
 }
 
 /// The part of the frame around `focus` (frame pixels), grown to the frame's aspect and drawn
@@ -57,8 +60,7 @@ pub fn picture(
 pub fn picture_of(
     ui: &mut Ui,
     cache: &mut PictureCache,
-    frame: u64,
-    picture: Option<&Picture>,
+    picture: Option<&Arc<Picture>>,
     fallback_size: [u32; 2],
     focus: Option<Rect>,
 ) -> (RectTransform, egui::Response) {
@@ -77,7 +79,7 @@ pub fn picture_of(
     let rect = response.rect;
     match picture {
         Some(p) => {
-            let texture = cache.texture(ui, frame, p);
+            let texture = cache.texture(ui, p);
             let uv = Rect::from_min_max(
                 Pos2::new(shown.min.x / fw, shown.min.y / fh),
                 Pos2::new(shown.max.x / fw, shown.max.y / fh),

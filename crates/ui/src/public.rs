@@ -45,14 +45,7 @@ pub fn public_view(ui: &mut Ui, table: &LiveTable, cache: &mut PictureCache) -> 
             }),
             90.0,
         );
-        let (t, _) = draw::picture_of(
-            ui,
-            cache,
-            feed.frame,
-            feed.picture.as_deref(),
-            [1280, 720],
-            focus,
-        );
+        let (t, _) = draw::picture_of(ui, cache, feed.picture.as_ref(), [1280, 720], focus);
         for view in table.koan_views() {
             // The koans as the Master grouped them: a merged koan is outlined around every
             // koan the camera saw it as, a piece split off around itself.

@@ -13,7 +13,7 @@ use koanscope_game::{
 use koanscope_scene::{JudgmentCall, Mark, PieceId, Scene};
 
 use crate::correct::Correction;
-use crate::feed::{KoanState, Picture, TableFeed, TrackedKoan};
+use crate::feed::{FeedUpdate, KoanState, Picture, PictureUpdate, TableFeed, TrackedKoan};
 
 /// What the window needs from layers it does not link (the rule engine's counter-example
 /// search, the geometry engine): the app provides it.
@@ -328,9 +328,29 @@ impl LiveTable {
 
     // ---- the feed ----
 
+    /// Takes what the pipeline sent: a picture only, or an analysed frame.
+    pub fn receive(&mut self, update: FeedUpdate) {
+        match update {
+            FeedUpdate::Picture(picture) => self.show_picture(picture),
+            FeedUpdate::Analysed(feed) => self.update(feed),
+        }
+    }
+
+    /// Takes a new camera picture: the koans, the books and the corrections stay as they are.
+    pub fn show_picture(&mut self, update: PictureUpdate) {
+        self.feed.show_picture(update);
+    }
+
     /// Takes a new analysed frame: drops corrections of koans that changed, follows koans that
-    /// left the table or were disturbed, and (auto Master) logs and marks new koans.
-    pub fn update(&mut self, feed: TableFeed) {
+    /// left the table or were disturbed, and (auto Master) logs and marks new koans. A newer
+    /// picture already shown stays (vision is behind the camera).
+    pub fn update(&mut self, mut feed: TableFeed) {
+        if let Some(shown) = &self.feed.picture
+            && (feed.picture.is_none() || feed.picture_index < self.feed.picture_index)
+        {
+            feed.picture = Some(shown.clone());
+            feed.picture_index = self.feed.picture_index;
+        }
         self.feed = feed;
         let seen: BTreeMap<u64, String> = self
             .feed

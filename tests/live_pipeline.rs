@@ -1,0 +1,149 @@
+//! The live pipeline on the sample table, fed faster than vision can analyse: every frame still
+//! reaches the window as a picture, vision analyses the newest frames in order, the koans settle
+//! and are built, and the counts add up. No timings are asserted: an unpaced source outruns
+//! vision on any machine.
+
+use std::path::Path;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
+
+use koanscope::live::{Vision, spawn_pipeline};
+use koanscope_capture::{FolderOptions, FrameSource, ImageFolder, Pacing, Reconnecting};
+use koanscope_geometry::Engine;
+use koanscope_tracker::{OcclusionConfig, OcclusionDetector, Tracker, TrackerConfig};
+use koanscope_ui::{FeedUpdate, KoanState};
+use koanscope_vision::{Calibration, ColorModel, Detector};
+
+fn root(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn run(workers: usize) {
+    let calibration_path = root("calibration/sample-S1.yaml");
+    let calibration = Calibration::load(&calibration_path).expect("the sample calibration loads");
+    let camera = calibration
+        .camera(&calibration_path)
+        .expect("the sample calibration has a camera");
+    let dir = root("sample_images/S1");
+    let options = FolderOptions {
+        // 300 frames an image: far more than vision analyses while the folder is read.
+        hold: Duration::from_secs(10),
+        fps: 30.0,
+        looping: false,
+        pacing: Pacing::Unpaced,
+        name_prefix: Some("scene_".into()),
+    };
+    let source = Reconnecting::open(
+        Box::new(move || {
+            Ok(Box::new(ImageFolder::open(&dir, options.clone())?) as Box<dyn FrameSource>)
+        }),
+        Reconnecting::DEFAULT_RETRY,
+    )
+    .expect("the sample folder opens");
+    let visions = (0..workers)
+        .map(|_| Vision {
+            camera: camera.clone(),
+            detector: Detector::new(ColorModel::default()),
+            engine: Engine::default(),
+        })
+        .collect();
+    let tracker = Tracker::new(TrackerConfig {
+        settle: Duration::from_millis(500),
+        ..TrackerConfig::default()
+    });
+    let pipeline = spawn_pipeline(
+        source,
+        visions,
+        tracker,
+        OcclusionDetector::new(OcclusionConfig::default()),
+        Box::new(|| {}),
+    )
+    .expect("the pipeline starts");
+
+    let mut pictures: Vec<u64> = Vec::new();
+    let mut analysed: Vec<u64> = Vec::new();
+    let mut built_seen = 0usize;
+    let mut last_koans_built = 0usize;
+    let mut ended = None;
+    while ended.is_none() {
+        // Only a guard against a hung pipeline: generous, and no measure of speed.
+        match pipeline.feed.recv_timeout(Duration::from_secs(300)) {
+            Ok(FeedUpdate::Picture(p)) => {
+                assert!(p.paused.is_none(), "a folder never pauses: {:?}", p.paused);
+                assert_eq!([p.picture.width, p.picture.height], [1280, 720]);
+                pictures.push(p.index);
+            }
+            Ok(FeedUpdate::Analysed(feed)) => {
+                if let Some(why) = &feed.paused
+                    && why.contains("ended")
+                {
+                    ended = Some(feed);
+                    continue;
+                }
+                assert!(
+                    pictures.contains(&feed.analysed_index),
+                    "frame {} was analysed before the window was shown it",
+                    feed.analysed_index
+                );
+                assert_eq!(feed.frame, analysed.len() as u64 + 1);
+                analysed.push(feed.analysed_index);
+                let built = feed
+                    .koans
+                    .iter()
+                    .filter(|k| k.state == KoanState::Built)
+                    .count();
+                built_seen += built;
+                last_koans_built = built;
+            }
+            Err(RecvTimeoutError::Timeout) => panic!("the pipeline hung"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the pipeline stopped without a word"),
+        }
+    }
+    let stats = pipeline.stats();
+    pipeline.stop();
+
+    // Every frame of the folder reached the window, in order, none lost at the source.
+    let expected: Vec<u64> = (0..pictures.len() as u64).collect();
+    assert_eq!(pictures, expected, "picture updates skip or repeat frames");
+    assert_eq!(pictures.len(), 3 * 300, "3 scenes held 300 frames each");
+    assert_eq!(stats.received, pictures.len() as u64);
+    assert_eq!(stats.dropped, 0, "an unpaced source drops nothing");
+
+    // Vision took the newest frames, in time order, and skipped the rest.
+    assert!(
+        analysed.windows(2).all(|w| w[0] < w[1]),
+        "analysed frames out of order: {analysed:?}"
+    );
+    assert_eq!(stats.analysed, analysed.len() as u64);
+    assert!(
+        stats.not_analysed > 0,
+        "every frame was analysed: the pictures wait for vision"
+    );
+    assert_eq!(
+        stats.received,
+        stats.analysed + stats.not_analysed,
+        "frames neither analysed nor counted as skipped"
+    );
+    let unanalysed_shown = pictures.iter().filter(|i| !analysed.contains(i)).count() as u64;
+    assert_eq!(unanalysed_shown, stats.not_analysed);
+    let ended = ended.expect("the loop ends at the end");
+    assert_eq!(ended.not_analysed, stats.not_analysed);
+    assert_eq!(ended.frame, stats.analysed);
+
+    // The last frames of each scene still settle the koans.
+    assert!(built_seen > 0, "no koan was ever built");
+    assert!(
+        last_koans_built >= 2,
+        "the last scene's koans are not built ({last_koans_built})"
+    );
+}
+
+#[test]
+fn one_vision_worker_shows_every_frame_and_analyses_the_newest() {
+    run(1);
+}
+
+#[test]
+fn two_vision_workers_keep_the_frames_in_order() {
+    run(2);
+}
