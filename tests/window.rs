@@ -103,6 +103,13 @@ fn suggested(table: &LiveTable, mark: Mark) -> Vec<u64> {
         .collect()
 }
 
+/// The first koan the rule marks black on the sample (the lone blue piece), and its piece.
+fn lone_black_piece(table: &LiveTable) -> (u64, koanscope_scene::Piece) {
+    let koan = suggested(table, Mark::Black)[0];
+    let piece = table.koan_view(koan).expect("koan").scene.pieces[0].clone();
+    (koan, piece)
+}
+
 fn click(harness: &mut Harness<'static, Window>, label: &str) {
     harness.get_by_label(label).click();
     harness.run();
@@ -250,16 +257,7 @@ fn a_guess_is_checked_made_official_and_disproved_by_a_suggested_counter_example
 fn a_correction_changes_the_mark_at_once_and_is_logged_with_its_frame() {
     let mut harness = console_harness(table(RED, feed("scene_00")));
     harness.run();
-    let black = suggested(&harness.state().table, Mark::Black);
-    let koan = black[0];
-    let piece = harness
-        .state()
-        .table
-        .koan_view(koan)
-        .expect("koan")
-        .scene
-        .pieces[0]
-        .clone();
+    let (koan, piece) = lone_black_piece(&harness.state().table);
     // The Master clicks the piece in the koan's list, then its true colour.
     click(&mut harness, &koanscope_ui::draw::piece_label(&piece));
     harness.get_by_label(&format!("Correct piece {}", piece.id));
@@ -403,15 +401,7 @@ fn the_masters_corrected_frames_re_teach_the_colour_model() {
     let mut harness = console_harness(table_in(store, RED, feed("scene_00")));
     harness.run();
     // The Master says the lone blue piece is red: its pixels now teach "red".
-    let koan = suggested(&harness.state().table, Mark::Black)[0];
-    let piece = harness
-        .state()
-        .table
-        .koan_view(koan)
-        .expect("koan")
-        .scene
-        .pieces[0]
-        .clone();
+    let (_, piece) = lone_black_piece(&harness.state().table);
     assert_eq!(piece.color, Color::Blue);
     click(&mut harness, &koanscope_ui::draw::piece_label(&piece));
     click(&mut harness, "red");

@@ -34,10 +34,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let calibration = Calibration::load(&args.calibration)?;
     let camera = calibration.camera(&args.calibration)?;
-    let colors = match &args.colors {
-        Some(path) => ColorModel::load(path)?,
-        None => ColorModel::default(),
-    };
+    let colors = ColorModel::load_or_shipped(args.colors.as_deref())?;
     let image = read_bgr(&args.image)?;
     let analysis = analyze(
         &image,

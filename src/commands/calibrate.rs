@@ -304,18 +304,25 @@ fn table(
     Ok(())
 }
 
+/// The calibration with its table pose, and the colour model to start from (the shipped one
+/// unless given).
+fn calibrated(
+    calibration_path: &Path,
+    colors: Option<&Path>,
+) -> anyhow::Result<(Calibration, koanscope_vision::Camera, ColorModel)> {
+    let calibration = Calibration::load(calibration_path)?;
+    let camera = calibration.camera(calibration_path)?;
+    let model = ColorModel::load_or_shipped(colors)?;
+    Ok((calibration, camera, model))
+}
+
 fn relearn(
     image_path: &Path,
     calibration_path: &Path,
     colors: Option<&Path>,
     out: &Path,
 ) -> anyhow::Result<()> {
-    let calibration = Calibration::load(calibration_path)?;
-    let camera = calibration.camera(calibration_path)?;
-    let model = match colors {
-        Some(path) => ColorModel::load(path)?,
-        None => ColorModel::default(),
-    };
+    let (calibration, camera, model) = calibrated(calibration_path, colors)?;
     let image = read_bgr(image_path)?;
     koanscope_vision::check_resolution(&image, image_path, &calibration.intrinsics)?;
     let (learnt, updates) = relearn_colors(&image, &camera, &model, 0.9)
@@ -338,12 +345,7 @@ fn relearn_from_corrections(
     colors: Option<&Path>,
     out: &Path,
 ) -> anyhow::Result<()> {
-    let calibration = Calibration::load(calibration_path)?;
-    let camera = calibration.camera(calibration_path)?;
-    let mut model = match colors {
-        Some(path) => ColorModel::load(path)?,
-        None => ColorModel::default(),
-    };
+    let (calibration, camera, mut model) = calibrated(calibration_path, colors)?;
     let store = db.open()?;
     let id = store.find(session)?;
     let corrections = store.corrections(id)?;

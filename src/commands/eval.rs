@@ -174,10 +174,7 @@ fn sorted_files(dir: &Path, prefix: &str, extension: &str) -> anyhow::Result<Vec
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let colors = match &args.colors {
-        Some(path) => ColorModel::load(path)?,
-        None => ColorModel::default(),
-    };
+    let colors = ColorModel::load_or_shipped(args.colors.as_deref())?;
     let detector = Detector::new(colors);
     let engine = Engine::default();
     let rules = beginner_rules()?;

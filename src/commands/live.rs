@@ -163,10 +163,7 @@ pub fn run_window(
             calibration_path.display()
         );
     }
-    let colors = match &window.colors {
-        Some(path) => ColorModel::load(path)?,
-        None => ColorModel::default(),
-    };
+    let colors = ColorModel::load_or_shipped(window.colors.as_deref())?;
     let rule = window
         .rule
         .clone()

@@ -289,9 +289,9 @@ pub fn sketch(ui: &Ui, rect: Rect, scene: &Scene) {
         let fill = piece_color(p.color);
         let rim = Stroke::new(1.0, Color32::from_gray(30));
         let r = half_base(p);
-        let base = p.table_from_piece * nalgebra_point(0.0, 0.0, 0.0);
+        let base = p.table_from_piece * nalgebra::Point3::origin();
         let orientation = p.attributes.as_ref().map(|a| a.orientation);
-        let axis = p.table_from_piece * nalgebra_vector(0.0, 0.0, 1.0);
+        let axis = p.table_from_piece * nalgebra::Vector3::z();
         let lying = orientation != Some(Orientation::Upright) && axis.xy().norm() > 0.3;
         if lying {
             let dir = axis.xy().normalize();
@@ -319,12 +319,4 @@ pub fn sketch(ui: &Ui, rect: Rect, scene: &Scene) {
             }
         }
     }
-}
-
-fn nalgebra_point(x: f64, y: f64, z: f64) -> nalgebra::Point3<f64> {
-    nalgebra::Point3::new(x, y, z)
-}
-
-fn nalgebra_vector(x: f64, y: f64, z: f64) -> nalgebra::Vector3<f64> {
-    nalgebra::Vector3::new(x, y, z)
 }

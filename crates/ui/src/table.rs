@@ -289,12 +289,15 @@ impl LiveTable {
         self.trim_messages();
     }
 
-    fn problem(&mut self, text: impl Into<String>) {
+    /// Shows a problem in the console's log and returns it as the refusal.
+    fn problem<T>(&mut self, text: impl Into<String>) -> Result<T, String> {
+        let text = text.into();
         self.messages.push(Message {
-            text: text.into(),
+            text: text.clone(),
             problem: true,
         });
         self.trim_messages();
+        Err(text)
     }
 
     fn trim_messages(&mut self) {
@@ -313,16 +316,8 @@ impl LiveTable {
                 }
                 Ok(outcome.notes)
             }
-            Err(StoreError::Refused(e)) => {
-                let text = format!("refused: {e}");
-                self.problem(text.clone());
-                Err(text)
-            }
-            Err(e) => {
-                let text = format!("the session log failed: {e}");
-                self.problem(text.clone());
-                Err(text)
-            }
+            Err(StoreError::Refused(e)) => self.problem(format!("refused: {e}")),
+            Err(e) => self.problem(format!("the session log failed: {e}")),
         }
     }
 
@@ -739,10 +734,7 @@ impl LiveTable {
                 self.say(text);
                 Ok(())
             }
-            Err(e) => {
-                self.problem(format!("counter-example search failed: {e}"));
-                Err(e)
-            }
+            Err(e) => self.problem(format!("counter-example search failed: {e}")),
         }
     }
 
@@ -792,11 +784,7 @@ impl LiveTable {
                 self.say("the last move was taken back");
                 Ok(())
             }
-            Err(e) => {
-                let text = format!("cannot undo: {e}");
-                self.problem(text.clone());
-                Err(text)
-            }
+            Err(e) => self.problem(format!("cannot undo: {e}")),
         }
     }
 
@@ -819,24 +807,22 @@ impl LiveTable {
             .filter(|v| involved.contains(&v.tracked))
             .collect();
         if seen_before.len() != involved.len() {
-            let text = format!("cannot regroup: {what}: a koan is not on the table");
-            self.problem(text.clone());
-            return Err(text);
+            return self.problem(format!(
+                "cannot regroup: {what}: a koan is not on the table"
+            ));
         }
         if let Some(v) = seen_before.iter().find(|v| v.no.is_some()) {
-            let text = format!(
+            return self.problem(format!(
                 "cannot regroup koan #{}: it is already in the books; break it down first",
                 v.tracked
-            );
-            self.problem(text.clone());
-            return Err(text);
+            ));
         }
         let mut after = before.clone();
         self.apply_regroup(&mut after, regroup);
         if after == before {
-            let text = format!("cannot regroup: {what}: the pieces do not allow it");
-            self.problem(text.clone());
-            return Err(text);
+            return self.problem(format!(
+                "cannot regroup: {what}: the pieces do not allow it"
+            ));
         }
         let sources: Vec<u64> = seen_before.iter().flat_map(|v| v.sources.clone()).collect();
         let seen: BTreeMap<u64, String> = sources
@@ -872,9 +858,7 @@ impl LiveTable {
             frame_png,
         };
         if let Err(e) = self.store.log_correction(self.session, &logged) {
-            let text = format!("the session log failed: {e}");
-            self.problem(text.clone());
-            return Err(text);
+            return self.problem(format!("the session log failed: {e}"));
         }
         self.regroups.push(Regrouped { regroup, seen });
         self.say(format!("regrouping logged with its frame: {what}"));
@@ -928,9 +912,7 @@ impl LiveTable {
         let before = corrected_scene(&koan, self.corrected.get(&tracked));
         let mut after = before.clone();
         if let Err(e) = correction.apply(&mut after) {
-            let text = format!("correction refused: {e}");
-            self.problem(text.clone());
-            return Err(text);
+            return self.problem(format!("correction refused: {e}"));
         }
         let what = correction.describe(&before);
         let logged = LoggedCorrection {
@@ -942,9 +924,7 @@ impl LiveTable {
             frame_png,
         };
         if let Err(e) = self.store.log_correction(self.session, &logged) {
-            let text = format!("the session log failed: {e}");
-            self.problem(text.clone());
-            return Err(text);
+            return self.problem(format!("the session log failed: {e}"));
         }
         self.corrected
             .entry(tracked)

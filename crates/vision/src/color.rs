@@ -74,6 +74,11 @@ impl ColorModel {
     }
 
     /// Reads a model file, saying what is wrong with it.
+    /// The model at `path`, or the shipped one (`models/colors.toml`) when none is given.
+    pub fn load_or_shipped(path: Option<&Path>) -> Result<ColorModel, VisionError> {
+        path.map_or_else(|| Ok(ColorModel::default()), ColorModel::load)
+    }
+
     pub fn load(path: &Path) -> Result<ColorModel, VisionError> {
         let fail = |reason: String| VisionError::ColorModel {
             path: path.to_path_buf(),
