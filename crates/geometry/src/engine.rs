@@ -3,10 +3,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use koanscope_scene::{
-    InsertedDetail, JudgmentCall, Koan, KoanId, PieceId, PointingDetail, RelationsDetail, Scene,
-    Size, TouchingDetail,
+    InsertedDetail, JudgmentCall, Koan, KoanId, Piece, PieceId, PointingDetail, RelationsDetail,
+    Scene, Size, TouchingDetail,
 };
+use nalgebra::Point3;
 use parry3d_f64::query;
+use parry3d_f64::shape::Shape;
 
 use crate::model::{PieceModels, PyramidShape};
 use crate::params::{CallWindows, Thresholds};
@@ -109,6 +111,74 @@ impl Engine {
             self.grouping_calls(&mut koans, &placed, &near, scene);
         }
         scene.koans = koans;
+    }
+
+    /// Distance between the plastic of two pieces (outer faces, cavity faces, base rim), mm: what
+    /// touching is judged on, nesting aside. 0 when the plastic overlaps.
+    pub fn surface_distance(&self, a: &Piece, b: &Piece) -> f64 {
+        let (a, b) = (
+            Placed::new(a, self.shape(a.size)),
+            Placed::new(b, self.shape(b.size)),
+        );
+        let outer = query::distance(
+            &a.table_from_piece,
+            &*a.shape.outer,
+            &b.table_from_piece,
+            &*b.shape.outer,
+        )
+        .expect("convex-convex distance is supported");
+        if outer > OVERLAP_EPS_MM {
+            return outer;
+        }
+        query::distance(
+            &a.table_from_piece,
+            &*a.shape.shell,
+            &b.table_from_piece,
+            &*b.shape.shell,
+        )
+        .expect("compound distance is supported")
+    }
+
+    /// The nearest points of two pieces' plastic (table frame: on `a`, then on `b`) when the
+    /// pieces are apart, by at most `within_mm`; `None` when their plastic overlaps or they are
+    /// farther apart.
+    pub fn nearest_points(
+        &self,
+        a: &Piece,
+        b: &Piece,
+        within_mm: f64,
+    ) -> Option<(Point3<f64>, Point3<f64>)> {
+        let (a, b) = (
+            Placed::new(a, self.shape(a.size)),
+            Placed::new(b, self.shape(b.size)),
+        );
+        let hulls_apart = query::distance(
+            &a.table_from_piece,
+            &*a.shape.outer,
+            &b.table_from_piece,
+            &*b.shape.outer,
+        )
+        .expect("convex-convex distance is supported")
+            > OVERLAP_EPS_MM;
+        // Apart hulls are nearest on their outer faces; otherwise one sits in the other's
+        // cavity or through its base, and only the plastic itself tells.
+        let (shape_a, shape_b): (&dyn Shape, &dyn Shape) = if hulls_apart {
+            (&*a.shape.outer, &*b.shape.outer)
+        } else {
+            (&*a.shape.shell, &*b.shape.shell)
+        };
+        match query::closest_points(
+            &a.table_from_piece,
+            shape_a,
+            &b.table_from_piece,
+            shape_b,
+            within_mm,
+        )
+        .expect("closest points of these shapes are supported")
+        {
+            query::ClosestPoints::WithinMargin(on_a, on_b) => Some((on_a, on_b)),
+            _ => None,
+        }
     }
 
     /// The scene's own koans (ids kept), then the unlisted pieces grouped by the gap, new ids.

@@ -303,6 +303,21 @@ fn half_a_millimetre_touches_and_one_and_a_half_does_not() {
         "margin {}",
         detail.margin_mm
     );
+    // The same gap, asked of two pieces directly (what vision's contact check uses).
+    let engine = Engine::default();
+    let gap = engine.surface_distance(&far.pieces[0], &far.pieces[1]);
+    assert!((gap - 1.5).abs() < 1e-6, "gap {gap}");
+}
+
+#[test]
+fn pieces_that_overlap_are_no_distance_apart() {
+    let p = Placer::default();
+    let s = scene(&[
+        (Size::Medium, p.upright(0.0, 0.0, 0.0)),
+        (Size::Medium, p.upright(10.0, 0.0, 0.0)),
+    ]);
+    let gap = Engine::default().surface_distance(&s.pieces[0], &s.pieces[1]);
+    assert_eq!(gap, 0.0);
 }
 
 #[test]
