@@ -16,6 +16,8 @@ pub struct TruthPiece {
     pub image_xy: [f64; 2],
     /// Share of the silhouette not hidden by other pieces; 0 for a hidden nested piece.
     pub visible_fraction: f64,
+    /// How the dataset's generator placed it (`tower_base`, `leaner`, …), when it says.
+    pub role: Option<String>,
 }
 
 /// Reads the pieces of a ground-truth scene document (the dataset's `scene_NN.json`).
@@ -61,6 +63,7 @@ pub fn truth_pieces(document: &serde_json::Value) -> Result<Vec<TruthPiece>, Str
                 base_center_mm: Point3::new(base[0], base[1], base[2]),
                 image_xy: [xy[0], xy[1]],
                 visible_fraction: field("visible_fraction")?.as_f64().unwrap_or(1.0),
+                role: p.get("role").and_then(|r| r.as_str()).map(str::to_string),
             })
         })
         .collect()
@@ -214,6 +217,7 @@ mod tests {
             base_center_mm: Point3::origin(),
             image_xy: xy,
             visible_fraction,
+            role: None,
         }
     }
 

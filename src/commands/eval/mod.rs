@@ -1,6 +1,8 @@
 //! `koanscope eval`: calibrate from a dataset's own images, analyse every scene and compare
 //! with its truth.
 
+mod explain;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -35,6 +37,9 @@ pub struct Args {
     /// at what went wrong.
     #[arg(long)]
     pub save_scenes: Option<PathBuf>,
+    /// Also list, scene by scene, every piece and relation that disagrees with the truth.
+    #[arg(long)]
+    pub explain: bool,
     /// Pair a found piece with a true one at most this far apart in the image, pixels.
     #[arg(long, default_value_t = 20.0)]
     pub pair_px: f64,
@@ -236,6 +241,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut all = Tallies::default();
     let mut rows = Vec::new();
     let mut seconds = Vec::new();
+    let mut explained: Vec<String> = Vec::new();
     for (setup, camera, scenes) in &work {
         let name = setup
             .file_name()
@@ -295,6 +301,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .into_iter()
                 .map(|(i, j)| (found.pieces[i].id, truth_scene.pieces[j].id))
                 .collect();
+            if args.explain {
+                let lines = explain::disagreements(&engine, &truth_scene, &truth, found, &pairs);
+                if !lines.is_empty() {
+                    let stem = scene_path
+                        .file_stem()
+                        .and_then(|n| n.to_str())
+                        .unwrap_or("?");
+                    explained.push(format!("{name}/{stem}"));
+                    explained.extend(lines.into_iter().map(|l| format!("  {l}")));
+                }
+            }
             let hidden: BTreeSet<PieceId> = truth
                 .iter()
                 .zip(&truth_scene.pieces)
@@ -360,6 +377,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rows.push(figures(&name, scenes.len(), &per_setup));
     }
     progress.finish_and_clear();
+    for line in &explained {
+        say!("{line}");
+    }
+    if !explained.is_empty() {
+        say!("");
+    }
     rows.push(figures("all", total, &all));
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&rows).context("encoding the figures")?;
