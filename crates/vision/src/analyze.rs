@@ -11,10 +11,12 @@ use opencv::prelude::*;
 
 use crate::calibration::check_resolution;
 use crate::camera::Camera;
+use crate::contact::{close_gaps, note_closed_gaps};
 use crate::detect::{Detection, Detector};
 use crate::error::{CvContext, VisionError};
 use crate::image::size_of;
 use crate::overlay;
+use crate::pose::Resting;
 
 /// The scene a frame shows, the detections behind it, and anything the user should know.
 pub struct Analysis {
@@ -64,7 +66,7 @@ pub fn analyze(
             .total_cmp(&band(b))
             .then(a.image_xy.x.total_cmp(&b.image_xy.x))
     });
-    let pieces = detections
+    let mut pieces: Vec<Piece> = detections
         .iter()
         .enumerate()
         .map(|(i, d)| {
@@ -74,10 +76,24 @@ pub fn analyze(
             piece
         })
         .collect();
+    let raised: Vec<bool> = detections
+        .iter()
+        .map(|d| matches!(d.resting, Resting::Stacked | Resting::Bridging))
+        .collect();
+    let closed = close_gaps(
+        &mut pieces,
+        &raised,
+        engine,
+        detector.params.contact_snap_mm,
+    );
+    for (d, p) in detections.iter_mut().zip(&pieces) {
+        d.table_from_piece = p.table_from_piece;
+    }
     let mut scene = Scene::from_pieces(pieces);
     scene.source = Some(image_path.display().to_string());
     scene.image_size = Some(size_of(image));
     engine.derive(&mut scene);
+    note_closed_gaps(&mut scene, &closed);
     // The only note today is the board left on the table, which explains an empty table.
     let board_seen = !notes.is_empty();
     let mut warnings = notes;

@@ -13,6 +13,7 @@ use opencv::core::Mat;
 use crate::camera::Camera;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
 use crate::error::VisionError;
+use crate::occlusion::depth_order_evidence;
 use crate::pose::{
     Resting, cavity_apex_depth, centroid_piece, convex_hull, flat_tilt, pose_on_table,
     pose_upright_at, row_span, silhouette, vertices_piece,
@@ -48,6 +49,17 @@ pub struct DetectParams {
     /// Fitting a region again with apexes found elsewhere as supports must beat its first
     /// explanation by this share of its pixels.
     pub stacking_margin: f64,
+    /// Like `stacking_margin` for an explanation that lays a piece across the tips of two others
+    /// (a bridge), which may win by less or even lose by this share: a piece on the table
+    /// behind whose outline happens to pass through two tips is the less likely reading.
+    pub bridging_margin: f64,
+    /// Pieces fitted closer than this (mm) are moved into contact: finer gaps are within what a
+    /// silhouette fit can tell (see [`crate::contact`]).
+    pub contact_snap_mm: f64,
+    /// What one overlap pixel whose colour agrees with the depth order of two pieces is worth
+    /// against one pixel of silhouette fit, when explanations of a region are compared (see
+    /// [`crate::occlusion`]).
+    pub depth_order_weight: f64,
 }
 
 impl Default for DetectParams {
@@ -62,6 +74,9 @@ impl Default for DetectParams {
             first_choices: 3,
             min_own_share: 0.25,
             stacking_margin: 0.015,
+            bridging_margin: -0.005,
+            contact_snap_mm: 2.5,
+            depth_order_weight: 1.0,
         }
     }
 }
@@ -210,14 +225,14 @@ impl Detector {
         // Towers of three colours need the middle piece before the top one: two more passes.
         let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
         for _ in 0..2 {
-            let apexes: Vec<(usize, Point3<f64>)> = per_region
+            let apexes: Vec<(usize, Point3<f64>, Detection)> = per_region
                 .iter()
                 .enumerate()
                 .flat_map(|(i, found)| {
                     found
                         .iter()
                         .filter(|d| matches!(d.resting, Resting::Upright | Resting::Stacked))
-                        .map(move |d| (i, apex_of(d, &self.pieces)))
+                        .map(move |d| (i, apex_of(d, &self.pieces), d.clone()))
                 })
                 .collect();
             let mut changed = false;
@@ -226,8 +241,8 @@ impl Detector {
                     .iter()
                     // A piece stacked on an apex covers it in the image: the region must
                     // have pixels right around it.
-                    .filter(|(j, apex)| *j != i && region.near_pixels(camera, apex, 8.0))
-                    .map(|(_, apex)| *apex)
+                    .filter(|(j, apex, _)| *j != i && region.near_pixels(camera, apex, 8.0))
+                    .map(|(_, apex, _)| *apex)
                     .collect();
                 let same = supports.len() == refitted_with[i].len()
                     && supports
@@ -240,7 +255,29 @@ impl Detector {
                     let (found, score) =
                         self.explain_region(&cache, region.clone(), camera, &supports);
                     let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
-                    if score > scores[i] + self.params.stacking_margin * area {
+                    // Standing behind a piece and resting on its tip fit the outline alike; they
+                    // differ in which of the two is in front where they overlap, and the frame
+                    // shows which. (Only the pieces under the tips: one above may be wrong yet.)
+                    let others: Vec<Detection> = apexes
+                        .iter()
+                        .filter(|(j, apex, _)| {
+                            *j != i && supports.iter().any(|s| (s - apex).norm() < 1e-9)
+                        })
+                        .map(|(_, _, d)| d.clone())
+                        .collect();
+                    let order = |pieces: &[Detection]| {
+                        self.params.depth_order_weight
+                            * depth_order_evidence(seg, camera, &self.pieces, pieces, &others)
+                    };
+                    let bridges = |f: &[Detection]| {
+                        f.iter().filter(|d| d.resting == Resting::Bridging).count()
+                    };
+                    let margin = if bridges(&found) > bridges(&per_region[i]) {
+                        self.params.bridging_margin
+                    } else {
+                        self.params.stacking_margin
+                    };
+                    if score + order(&found) > scores[i] + order(&per_region[i]) + margin * area {
                         per_region[i] = found;
                         scores[i] = score;
                     }

@@ -4,17 +4,19 @@
 //! Stages, each usable alone: [`calibration`] (intrinsics, table frame, calibration file),
 //! [`camera`] (projection between pixels and the table frame), [`color`] (which pixels are
 //! pieces and of what colour), [`segment`] (the frame classified), [`detect`] (pieces and their
-//! poses), [`target`] (printable board).
+//! poses), [`contact`] (contacts finer than a fit can measure), [`target`] (printable board).
 
 pub mod analyze;
 pub mod calibration;
 pub mod camera;
 pub mod color;
+pub mod contact;
 mod cv;
 pub mod detect;
 mod error;
 pub mod evaluate;
 pub mod image;
+mod occlusion;
 pub mod overlay;
 pub mod pose;
 mod region;

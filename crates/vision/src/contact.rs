@@ -1,0 +1,213 @@
+//! Contacts finer than the camera can measure. A silhouette fit places a piece to a millimetre or
+//! two, while touching is judged at 0.8 mm: two pieces fitted a hair apart are, on a real table,
+//! far more often touching than not (a student who means a gap leaves one that shows). Such pairs
+//! are moved into contact along their nearest points, and each is reported, so the Master is
+//! warned that the camera judged the contact rather than measured it.
+
+use koanscope_geometry::Engine;
+use koanscope_scene::{JudgmentCall, Piece, Scene};
+use nalgebra::{Translation3, Vector3};
+
+/// A gap between two pieces that was closed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClosedGap {
+    /// Indices into the pieces given to [`close_gaps`].
+    pub pieces: [usize; 2],
+    /// The gap the fit left, mm.
+    pub gap_mm: f64,
+}
+
+/// How far apart closed pieces are left: inside the touching threshold with room to spare.
+const CONTACT_MM: f64 = 0.3;
+/// Touching, as the geometry engine judges it.
+const TOUCHING_MM: f64 = 0.8;
+
+/// Moves pieces fitted within `snap_mm` of each other (but not touching) into contact, nearest
+/// gaps first. `raised[i]` says that piece `i` was fitted resting on other pieces: it is lowered
+/// onto a piece under it, as gravity would. Otherwise the less confident piece slides along the
+/// table towards the other. A move is kept only if the piece keeps touching what it touched and
+/// goes into no other piece.
+pub fn close_gaps(
+    pieces: &mut [Piece],
+    raised: &[bool],
+    engine: &Engine,
+    snap_mm: f64,
+) -> Vec<ClosedGap> {
+    let mut closed = Vec::new();
+    let mut tried = vec![false; pieces.len() * pieces.len()];
+    loop {
+        // The nearest pair not yet tried, recomputed after every move.
+        let mut nearest: Option<(usize, usize, f64)> = None;
+        for i in 0..pieces.len() {
+            for j in i + 1..pieces.len() {
+                if tried[i * pieces.len() + j] {
+                    continue;
+                }
+                let gap = engine.surface_distance(&pieces[i], &pieces[j]);
+                if gap > TOUCHING_MM
+                    && gap <= snap_mm
+                    && nearest.is_none_or(|(_, _, best)| gap < best)
+                {
+                    nearest = Some((i, j, gap));
+                }
+            }
+        }
+        let Some((i, j, gap)) = nearest else { break };
+        tried[i * pieces.len() + j] = true;
+        let confidence = |k: usize| pieces[k].confidence.unwrap_or(0.0);
+        // Raised pieces move first, then the less confident one.
+        let movers = match (raised[i], raised[j]) {
+            (true, false) => [i, j],
+            (false, true) => [j, i],
+            _ if confidence(i) <= confidence(j) => [i, j],
+            _ => [j, i],
+        };
+        for mover in movers {
+            let other = if mover == i { j } else { i };
+            if let Some(moved) = moved_into_contact(pieces, mover, other, raised[mover], engine) {
+                pieces[mover] = moved;
+                closed.push(ClosedGap {
+                    pieces: [i, j],
+                    gap_mm: gap,
+                });
+                break;
+            }
+        }
+    }
+    closed
+}
+
+/// `pieces[mover]` moved to touch `pieces[other]`, if that keeps the rest of the scene as it was.
+fn moved_into_contact(
+    pieces: &[Piece],
+    mover: usize,
+    other: usize,
+    raised: bool,
+    engine: &Engine,
+) -> Option<Piece> {
+    let (on_mover, on_other) =
+        engine.nearest_points(&pieces[mover], &pieces[other], f64::INFINITY)?;
+    let towards = on_other - on_mover;
+    // A raised piece over the other drops onto it; anything else slides along the table.
+    let direction = if raised && towards.z < -0.5 * towards.norm() {
+        -Vector3::z()
+    } else {
+        let flat = Vector3::new(towards.x, towards.y, 0.0);
+        if flat.norm() < 0.3 * towards.norm() {
+            return None;
+        }
+        flat.normalize()
+    };
+    let at = |t: f64| {
+        let mut p = pieces[mover].clone();
+        p.table_from_piece
+            .append_translation_mut(&Translation3::from(direction * t));
+        p
+    };
+    let distance = |t: f64| engine.surface_distance(&at(t), &pieces[other]);
+    // The gap shrinks as the piece moves in; bisect for the travel that leaves CONTACT_MM.
+    let (mut near, mut far) = (0.0, 3.0 * towards.norm());
+    if distance(far) > CONTACT_MM {
+        return None;
+    }
+    for _ in 0..20 {
+        let mid = 0.5 * (near + far);
+        if distance(mid) > CONTACT_MM {
+            near = mid;
+        } else {
+            far = mid;
+        }
+    }
+    let moved = at(far);
+    let keeps_the_rest = pieces.iter().enumerate().all(|(k, p)| {
+        if k == mover || k == other {
+            return true;
+        }
+        let before = engine.surface_distance(&pieces[mover], p);
+        let after = engine.surface_distance(&moved, p);
+        // What touched still touches, and what did not is not run into.
+        if before <= TOUCHING_MM {
+            after <= TOUCHING_MM
+        } else {
+            after > 0.0
+        }
+    });
+    (keeps_the_rest && distance(far) > 0.0).then_some(moved)
+}
+
+/// The Master's warning for each closed gap, in the koan that holds both pieces (after the
+/// engine derived the scene with `pieces` as its pieces, in the same order).
+pub fn note_closed_gaps(scene: &mut Scene, closed: &[ClosedGap]) {
+    for gap in closed {
+        let [a, b] = gap.pieces.map(|k| scene.pieces[k].id);
+        let pair = [a.min(b), a.max(b)];
+        let Some(koan) = scene.koans.iter_mut().find(|k| k.touches(a, b)) else {
+            continue;
+        };
+        koan.judgment_calls.push(JudgmentCall {
+            what: "touching".into(),
+            pieces: pair.to_vec(),
+            decided: true,
+            margin: TOUCHING_MM - gap.gap_mm,
+            unit: "mm".into(),
+            note: format!(
+                "touching ({}, {}): yes, but the camera saw a {:.1} mm gap, finer than it can measure: look",
+                pair[0], pair[1], gap.gap_mm
+            ),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koanscope_geometry::Placer;
+    use koanscope_scene::{Color, Size};
+
+    fn piece(id: u32, x: f64, confidence: f64) -> Piece {
+        let mut p = Piece::new(
+            id,
+            Color::ZENDO[id as usize % 4],
+            Size::Medium,
+            Placer::default().upright(x, 0.0, 0.0),
+        );
+        p.confidence = Some(confidence);
+        p
+    }
+
+    #[test]
+    fn a_gap_below_what_the_camera_measures_is_closed_by_the_less_sure_piece() {
+        let engine = Engine::default();
+        // Medium bases are 19.8 mm wide: 2 mm apart.
+        let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 21.8, 0.6)];
+        let closed = close_gaps(&mut pieces, &[false, false], &engine, 3.0);
+        assert_eq!(closed.len(), 1);
+        assert!((closed[0].gap_mm - 2.0).abs() < 1e-6);
+        let gap = engine.surface_distance(&pieces[0], &pieces[1]);
+        assert!((gap - CONTACT_MM).abs() < 0.01, "gap {gap}");
+        assert_eq!(
+            pieces[0].table_from_piece.translation.x, 0.0,
+            "the sure piece stays"
+        );
+    }
+
+    #[test]
+    fn a_gap_that_shows_is_kept() {
+        let engine = Engine::default();
+        let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 25.0, 0.6)];
+        assert!(close_gaps(&mut pieces, &[false, false], &engine, 3.0).is_empty());
+        assert_eq!(pieces[1].table_from_piece.translation.x, 25.0);
+    }
+
+    #[test]
+    fn closing_one_gap_does_not_open_another_contact() {
+        let engine = Engine::default();
+        // The middle piece touches the left one and is 2 mm from the right one; it is the least
+        // sure, but moving it would part it from the left: the right one moves instead.
+        let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 20.0, 0.5), piece(2, 41.8, 0.8)];
+        let closed = close_gaps(&mut pieces, &[false; 3], &engine, 3.0);
+        assert_eq!(closed.len(), 1);
+        assert!(engine.surface_distance(&pieces[0], &pieces[1]) <= TOUCHING_MM);
+        assert!(engine.surface_distance(&pieces[1], &pieces[2]) <= TOUCHING_MM);
+    }
+}

@@ -1,0 +1,178 @@
+//! Which of two overlapping pieces is in front, read from the frame: where two fitted silhouettes
+//! overlap, the pixels show the colour of the nearer piece. Two explanations of a region that fit
+//! its outline equally well (a piece lying on the table behind two posts, or across their tips; a
+//! big piece standing behind another, or a smaller one stacked on its tip) put the pieces in a
+//! different order along the camera's rays, and the frame shows which order it is.
+
+use koanscope_geometry::PieceModels;
+use nalgebra::{Isometry3, Point2, Point3, Vector3};
+
+use crate::camera::Camera;
+use crate::detect::Detection;
+use crate::pose::{row_span, vertices_piece};
+use crate::segment::Segmentation;
+
+/// A placed pyramid as the intersection of its five faces' half-spaces (table frame).
+pub(crate) struct Solid {
+    /// Outward normal `n` and offset `d` of each face: inside where `n · x <= d`.
+    faces: [(Vector3<f64>, f64); 5],
+}
+
+impl Solid {
+    pub(crate) fn new(pieces: &PieceModels, detection: &Detection) -> Solid {
+        Solid::placed(
+            &vertices_piece(&pieces.dims(detection.size)),
+            &detection.table_from_piece,
+        )
+    }
+
+    fn placed(vertices_piece: &[Point3<f64>; 5], table_from_piece: &Isometry3<f64>) -> Solid {
+        let v = vertices_piece.map(|p| table_from_piece * p);
+        let apex = v[4];
+        let inside = Point3::from((v[0].coords + v[1].coords + v[2].coords + v[3].coords) / 4.0)
+            + (apex - v[0]) * 0.25;
+        let face = |a: Point3<f64>, b: Point3<f64>, c: Point3<f64>| {
+            let mut n = (b - a).cross(&(c - a)).normalize();
+            if n.dot(&(inside - a)) > 0.0 {
+                n = -n;
+            }
+            (n, n.dot(&a.coords))
+        };
+        Solid {
+            faces: [
+                face(v[0], v[1], v[2]),
+                face(v[0], v[1], apex),
+                face(v[1], v[2], apex),
+                face(v[2], v[3], apex),
+                face(v[3], v[0], apex),
+            ],
+        }
+    }
+
+    /// How far along the ray from `origin` (unit `direction`) it enters the solid, if it does.
+    pub(crate) fn entry(&self, origin: &Point3<f64>, direction: &Vector3<f64>) -> Option<f64> {
+        let (mut enter, mut leave) = (0.0_f64, f64::INFINITY);
+        for (n, d) in &self.faces {
+            let towards = n.dot(direction);
+            let outside_by = n.dot(&origin.coords) - d;
+            if towards.abs() < 1e-12 {
+                if outside_by > 0.0 {
+                    return None;
+                }
+                continue;
+            }
+            let t = -outside_by / towards;
+            if towards < 0.0 {
+                enter = enter.max(t);
+            } else {
+                leave = leave.min(t);
+            }
+        }
+        (enter <= leave).then_some(enter)
+    }
+}
+
+/// Pixels that agree with the depth order of `these` pieces against `others`, less those that
+/// contradict it, over the overlaps of their silhouettes: an overlap pixel of one piece's colour
+/// says that piece is the nearer there. Pairs of one colour tell nothing and are skipped.
+pub(crate) fn depth_order_evidence(
+    seg: &Segmentation,
+    camera: &Camera,
+    pieces: &PieceModels,
+    these: &[Detection],
+    others: &[Detection],
+) -> f64 {
+    let origin = camera.centre_table();
+    let table_from_camera = camera.camera_from_table.inverse();
+    let class_of = |d: &Detection| {
+        seg.palette
+            .iter()
+            .position(|c| *c == d.color)
+            .map(|i| (i + 2) as u8)
+    };
+    let mut evidence = 0.0;
+    for a in these {
+        let Some(class_a) = class_of(a) else { continue };
+        let solid_a = Solid::new(pieces, a);
+        for b in others.iter().filter(|b| b.color != a.color) {
+            let Some(class_b) = class_of(b) else { continue };
+            let Some((y0, y1)) = rows_in_common(&a.outline_px, &b.outline_px, seg.height) else {
+                continue;
+            };
+            let solid_b = Solid::new(pieces, b);
+            for y in y0..=y1 {
+                let row = y as f64;
+                let (Some(span_a), Some(span_b)) =
+                    (row_span(&a.outline_px, row), row_span(&b.outline_px, row))
+                else {
+                    continue;
+                };
+                let (lo, hi) = (span_a.0.max(span_b.0), span_a.1.min(span_b.1));
+                if hi < lo.max(0.0) {
+                    continue;
+                }
+                let x0 = lo.max(0.0).ceil() as usize;
+                let x1 = (hi.floor() as usize).min(seg.width - 1);
+                for x in x0..=x1 {
+                    let class = seg.classes[y * seg.width + x];
+                    let a_shows = class == class_a;
+                    if !a_shows && class != class_b {
+                        continue;
+                    }
+                    let pixel = Point2::new(x as f64, row);
+                    let ray = table_from_camera.rotation * camera.ray_camera(&pixel);
+                    let (Some(depth_a), Some(depth_b)) =
+                        (solid_a.entry(&origin, &ray), solid_b.entry(&origin, &ray))
+                    else {
+                        continue;
+                    };
+                    let a_nearer = depth_a < depth_b;
+                    evidence += if a_nearer == a_shows { 1.0 } else { -1.0 };
+                }
+            }
+        }
+    }
+    evidence
+}
+
+/// The image rows both polygons reach, clipped to the frame.
+fn rows_in_common(a: &[Point2<f64>], b: &[Point2<f64>], height: usize) -> Option<(usize, usize)> {
+    let rows = |p: &[Point2<f64>]| {
+        p.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| {
+                (lo.min(q.y), hi.max(q.y))
+            })
+    };
+    let ((a0, a1), (b0, b1)) = (rows(a), rows(b));
+    let (top, bottom) = (a0.max(b0).max(0.0), a1.min(b1).min(height as f64 - 1.0));
+    (top <= bottom).then(|| (top.floor() as usize, bottom.ceil() as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koanscope_geometry::PyramidDims;
+
+    #[test]
+    fn a_ray_enters_an_upright_pyramid_where_its_faces_are() {
+        let dims = PyramidDims {
+            base_mm: 20.0,
+            height_mm: 30.0,
+        };
+        let solid = Solid::placed(&vertices_piece(&dims), &Isometry3::identity());
+        // Straight down from 100 mm above the apex: enters at the apex.
+        let down = -Vector3::z();
+        let t = solid.entry(&Point3::new(0.0, 0.0, 130.0), &down).unwrap();
+        assert!((t - 100.0).abs() < 1e-9, "{t}");
+        // Down at 5 mm off the axis: a third of the way to the rim, so a third of the way down.
+        let t = solid.entry(&Point3::new(5.0, 0.0, 130.0), &down).unwrap();
+        assert!((t - 115.0).abs() < 1e-9, "{t}");
+        // Horizontally at z = 0.1, from the side: enters at the base edge.
+        let t = solid
+            .entry(&Point3::new(-50.0, 0.0, 0.1), &Vector3::x())
+            .unwrap();
+        assert!((t - (50.0 - 10.0 * (1.0 - 0.1 / 30.0))).abs() < 1e-9, "{t}");
+        // Past the rim: misses.
+        assert!(solid.entry(&Point3::new(11.0, 0.0, 130.0), &down).is_none());
+    }
+}
