@@ -209,3 +209,35 @@ fn colours_are_relearnt_from_a_frame() {
         .failure()
         .stderr(predicate::str::contains("colour model"));
 }
+
+/// `--explain` names each scene with a disagreement and says what it was, piece by piece.
+#[test]
+fn eval_explain_lists_each_disagreement_under_its_scene() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_images");
+    let output = koanscope()
+        .arg("eval")
+        .arg(&samples)
+        .arg("--explain")
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let first_scene = lines
+        .iter()
+        .position(|l| l.starts_with("S1/scene_") || l.starts_with("S2/scene_"))
+        .expect("a scene with disagreements (the samples are not all perfect)");
+    let explained = &lines[first_scene + 1];
+    let kinds = ["missed", "wrong", "false", "touching", "pointing", "koan"];
+    assert!(
+        explained.starts_with("  ") && kinds.iter().any(|k| explained.trim_start().starts_with(k)),
+        "{explained}"
+    );
+    // Each piece line names the true piece as the truth describes it.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("true #") && (l.contains("upright") || l.contains("flat"))),
+        "{stdout}"
+    );
+}

@@ -192,6 +192,25 @@ mod tests {
     }
 
     #[test]
+    fn the_master_is_warned_that_a_closed_gap_was_judged() {
+        let engine = Engine::default();
+        let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 21.8, 0.6)];
+        let closed = close_gaps(&mut pieces, &[false, false], &engine, 3.0);
+        let mut scene = Scene::from_pieces(pieces);
+        engine.derive(&mut scene);
+        note_closed_gaps(&mut scene, &closed);
+        let koan = &scene.koans[0];
+        assert_eq!(koan.touching, vec![[0, 1]]);
+        let call = koan
+            .judgment_calls
+            .iter()
+            .find(|c| c.what == "touching" && c.note.contains("2.0 mm gap"))
+            .expect("a call about the closed gap");
+        assert_eq!(call.pieces, vec![0, 1]);
+        assert!(call.decided && call.margin < 0.0, "{call:?}");
+    }
+
+    #[test]
     fn a_gap_that_shows_is_kept() {
         let engine = Engine::default();
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 25.0, 0.6)];

@@ -151,7 +151,82 @@ fn rows_in_common(a: &[Point2<f64>], b: &[Point2<f64>], height: usize) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calibration::Intrinsics;
+    use crate::color::ColorModel;
+    use crate::cv::isometry_from_rvec_tvec;
+    use crate::pose::{Resting, centroid_piece, pose_on_table, silhouette};
+    use crate::render::draw_pieces;
+    use crate::segment::segment;
     use koanscope_geometry::PyramidDims;
+    use koanscope_scene::{Color, Size};
+    use nalgebra::Matrix3;
+
+    fn camera() -> Camera {
+        Camera::new(
+            Intrinsics {
+                camera_matrix: Matrix3::new(914.0, 0.0, 639.5, 0.0, 914.0, 359.5, 0.0, 0.0, 1.0),
+                distortion: [0.0; 5],
+                image_size: [1280, 720],
+            },
+            isometry_from_rvec_tvec([0.8779, 2.6609, -0.8445], [59.86, -94.47, 628.14]),
+        )
+    }
+
+    #[test]
+    fn the_frame_tells_which_of_two_overlapping_pieces_is_in_front() {
+        let camera = camera();
+        let models = PieceModels::default();
+        let detection = |color: Color, size: Size, x: f64, y: f64| {
+            let pose = pose_on_table(&models.dims(size), 0.0, x, y, 0.2);
+            Detection {
+                color,
+                size,
+                resting: Resting::Upright,
+                table_from_piece: pose,
+                image_xy: camera
+                    .project_table(&(pose * centroid_piece(&models.dims(size))))
+                    .unwrap(),
+                confidence: 1.0,
+                outline_px: silhouette(&camera, &models.dims(size), &pose).unwrap(),
+            }
+        };
+        // A medium blue piece 30 mm nearer the camera than a large red one.
+        let back = detection(Color::Red, Size::Large, 60.0, 60.0);
+        let towards_camera = (camera.centre_table().xy() - Point2::new(60.0, 60.0)).normalize();
+        let front_at = Point2::new(60.0, 60.0) + towards_camera * 30.0;
+        let front = detection(Color::Blue, Size::Medium, front_at.x, front_at.y);
+        let drawn = |first: &Detection, second: &Detection| {
+            let frame = draw_pieces(
+                &camera,
+                &[
+                    (first.color, first.size, first.table_from_piece),
+                    (second.color, second.size, second.table_from_piece),
+                ],
+            )
+            .unwrap();
+            segment(&frame, &ColorModel::default()).unwrap()
+        };
+        // Drawn as the camera would see them: the overlap shows the front piece.
+        let seen = drawn(&back, &front);
+        let agree = depth_order_evidence(
+            &seen,
+            &camera,
+            &models,
+            std::slice::from_ref(&front),
+            std::slice::from_ref(&back),
+        );
+        assert!(agree > 100.0, "{agree}");
+        // Drawn the other way round, the same poses are contradicted by as many pixels.
+        let swapped = drawn(&front, &back);
+        let disagree = depth_order_evidence(
+            &swapped,
+            &camera,
+            &models,
+            std::slice::from_ref(&front),
+            std::slice::from_ref(&back),
+        );
+        assert!(disagree < -100.0, "{disagree}");
+    }
 
     #[test]
     fn a_ray_enters_an_upright_pyramid_where_its_faces_are() {
