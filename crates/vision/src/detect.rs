@@ -237,11 +237,25 @@ impl Detector {
                 .collect();
             let mut changed = false;
             for (i, region) in regions.iter().enumerate() {
+                // The tips of this region's own pieces: a piece resting on one of them cannot
+                // hold up this region in turn.
+                let own_tips: Vec<Point3<f64>> = apexes
+                    .iter()
+                    .filter(|(j, _, _)| *j == i)
+                    .map(|(_, apex, _)| *apex)
+                    .collect();
                 let supports: Vec<Point3<f64>> = apexes
                     .iter()
-                    // A piece stacked on an apex covers it in the image: the region must
-                    // have pixels right around it.
-                    .filter(|(j, apex, _)| *j != i && region.near_pixels(camera, apex, 8.0))
+                    // A piece stacked on an apex covers it in the image: the region must have
+                    // pixels right around it, or pixels of another piece there when the tip is
+                    // covered (the middle of a tower of three, hidden by the top piece).
+                    .filter(|(j, apex, d)| {
+                        *j != i
+                            && !self.rests_on_any(d, &own_tips)
+                            && (region.near_pixels(camera, apex, 8.0, false)
+                                || (tip_covered(seg, camera, d, &self.pieces)
+                                    && region.near_pixels(camera, apex, 8.0, true)))
+                    })
                     .map(|(_, apex, _)| *apex)
                     .collect();
                 let same = supports.len() == refitted_with[i].len()
@@ -1252,6 +1266,43 @@ fn polygon_area(polygon: &[Point2<f64>]) -> f64 {
 }
 
 /// The apex of a detected piece, table frame.
+impl Detector {
+    /// Whether a piece fitted stacked has its cavity's apex on one of these tips (within 6 mm).
+    fn rests_on_any(&self, d: &Detection, tips: &[Point3<f64>]) -> bool {
+        if d.resting != Resting::Stacked {
+            return false;
+        }
+        let dims = self.dims(d.size);
+        let cavity_apex = d.table_from_piece
+            * Point3::new(
+                0.0,
+                0.0,
+                dims.height_mm - cavity_apex_depth(&dims, self.pieces.wall_mm),
+            );
+        tips.iter().any(|t| (t - cavity_apex).norm() < 6.0)
+    }
+}
+
+/// Whether the frame shows something else than the piece just under its tip: a piece resting
+/// on the tip covers it (a tip that shows its own colour has nothing on it).
+fn tip_covered(seg: &Segmentation, camera: &Camera, d: &Detection, pieces: &PieceModels) -> bool {
+    let below_tip = d.table_from_piece * Point3::new(0.0, 0.0, pieces.dims(d.size).height_mm - 4.0);
+    let Some(px) = camera.project_table(&below_tip) else {
+        return false;
+    };
+    let (x, y) = (px.x.round(), px.y.round());
+    if x < 0.0 || y < 0.0 || x >= seg.width as f64 || y >= seg.height as f64 {
+        return false;
+    }
+    let class = seg.classes[y as usize * seg.width + x as usize];
+    let own = seg
+        .palette
+        .iter()
+        .position(|c| *c == d.color)
+        .map(|i| (i + 2) as u8);
+    own != Some(class)
+}
+
 fn apex_of(d: &Detection, pieces: &PieceModels) -> Point3<f64> {
     d.table_from_piece * Point3::new(0.0, 0.0, pieces.dims(d.size).height_mm)
 }

@@ -44,8 +44,15 @@ impl Region {
     }
 
     /// Whether a table point projects within `radius_px` of one of the region's pixels (those
-    /// left to explain or already explained).
-    pub(crate) fn near_pixels(&self, camera: &Camera, point: &Point3<f64>, radius_px: f64) -> bool {
+    /// left to explain or already explained), or of a pixel of another piece that may hide it
+    /// when `hidden_too`.
+    pub(crate) fn near_pixels(
+        &self,
+        camera: &Camera,
+        point: &Point3<f64>,
+        radius_px: f64,
+        hidden_too: bool,
+    ) -> bool {
         let Some(p) = camera.project_table(point) else {
             return false;
         };
@@ -55,8 +62,9 @@ impl Region {
         for y in (py - r).max(0)..=(py + r).min(self.h as i64 - 1) {
             for x in (px - r).max(0)..=(px + r).min(self.w as i64 - 1) {
                 let (dx, dy) = (x as f64 - cx, y as f64 - cy);
+                let k = y as usize * self.w + x as usize;
                 if dx * dx + dy * dy <= radius_px * radius_px
-                    && self.target[y as usize * self.w + x as usize] == 1
+                    && (self.target[k] == 1 || (hidden_too && self.dontcare[k] == 1))
                 {
                     return true;
                 }
