@@ -11,7 +11,7 @@ use opencv::prelude::*;
 
 use crate::calibration::check_resolution;
 use crate::camera::Camera;
-use crate::contact::{close_gaps, note_closed_gaps};
+use crate::contact::{close_gaps, note_closed_gaps, seat_stacked};
 use crate::detect::{Detection, Detector};
 use crate::error::{CvContext, VisionError};
 use crate::image::size_of;
@@ -80,6 +80,11 @@ pub fn analyze(
         .iter()
         .map(|d| matches!(d.resting, Resting::Stacked | Resting::Bridging))
         .collect();
+    let stacked: Vec<bool> = detections
+        .iter()
+        .map(|d| d.resting == Resting::Stacked)
+        .collect();
+    seat_stacked(&mut pieces, &stacked, &detector.pieces, 6.0);
     let closed = close_gaps(
         &mut pieces,
         &raised,

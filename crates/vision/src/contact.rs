@@ -4,9 +4,11 @@
 //! are moved into contact along their nearest points, and each is reported, so the Master is
 //! warned that the camera judged the contact rather than measured it.
 
-use koanscope_geometry::Engine;
+use koanscope_geometry::{Engine, PieceModels};
+
+use crate::pose::cavity_apex_depth;
 use koanscope_scene::{JudgmentCall, Piece, Scene};
-use nalgebra::{Translation3, Vector3};
+use nalgebra::{Point3, Translation3, Vector3};
 
 /// A gap between two pieces that was closed.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,6 +77,45 @@ pub fn close_gaps(
         }
     }
     closed
+}
+
+/// Seats each piece fitted stacked on the tip of the piece under it: stacked pyramids of one
+/// shape centre themselves, the tip in the cavity's apex, while the fit may leave the upper piece
+/// a millimetre or two off the axis (its tip then pokes through a wall instead of sitting in the
+/// cavity, and no tower is seen). `stacked[i]` says piece `i` was fitted so; the piece under it is
+/// the one whose tip is within `within_mm` of its cavity's apex. Lower pieces are seated first.
+/// Returns how many pieces moved.
+pub fn seat_stacked(
+    pieces: &mut [Piece],
+    stacked: &[bool],
+    models: &PieceModels,
+    within_mm: f64,
+) -> usize {
+    let tip = |p: &Piece| p.table_from_piece * Point3::new(0.0, 0.0, models.dims(p.size).height_mm);
+    let cavity_depth = |p: &Piece| cavity_apex_depth(&models.dims(p.size), models.wall_mm);
+    let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| stacked[i]).collect();
+    order.sort_by(|&a, &b| {
+        let z = |i: usize| pieces[i].table_from_piece.translation.z;
+        z(a).total_cmp(&z(b))
+    });
+    let mut seated = 0;
+    for i in order {
+        let dims = models.dims(pieces[i].size);
+        let cavity_apex = pieces[i].table_from_piece
+            * Point3::new(0.0, 0.0, dims.height_mm - cavity_depth(&pieces[i]));
+        let under = (0..pieces.len())
+            .filter(|&j| j != i)
+            .map(|j| (j, (tip(&pieces[j]) - cavity_apex).norm()))
+            .filter(|(_, d)| *d <= within_mm)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((j, _)) = under {
+            let t = tip(&pieces[j]);
+            let base = Vector3::new(t.x, t.y, t.z - dims.height_mm + cavity_depth(&pieces[i]));
+            pieces[i].table_from_piece.translation = Translation3::from(base);
+            seated += 1;
+        }
+    }
+    seated
 }
 
 /// `pieces[mover]` moved to touch `pieces[other]`, if that keeps the rest of the scene as it was.
@@ -208,6 +249,33 @@ mod tests {
             .expect("a call about the closed gap");
         assert_eq!(call.pieces, vec![0, 1]);
         assert!(call.decided && call.margin < 0.0, "{call:?}");
+    }
+
+    #[test]
+    fn a_piece_fitted_off_the_tip_under_it_is_seated_and_makes_a_tower() {
+        let engine = Engine::default();
+        let models = PieceModels::default();
+        let placer = Placer::default();
+        let base = placer.upright(0.0, 0.0, 0.0);
+        let on_tip = placer
+            .on_tip(Size::Large, &base, Size::Medium)
+            .expect("a medium rests on a large");
+        // The fit left the medium 1.5 mm off the axis and half a millimetre low.
+        let mut off = on_tip;
+        off.append_translation_mut(&Translation3::new(1.2, -0.9, -0.5));
+        let mut pieces = vec![
+            Piece::new(0, Color::Green, Size::Large, base),
+            Piece::new(1, Color::Blue, Size::Medium, off),
+        ];
+        let mut before = Scene::from_pieces(pieces.clone());
+        engine.derive(&mut before);
+        assert!(before.koans[0].towers.is_empty(), "{:?}", before.koans[0]);
+        assert_eq!(seat_stacked(&mut pieces, &[false, true], &models, 6.0), 1);
+        let moved = pieces[1].table_from_piece.translation.vector - on_tip.translation.vector;
+        assert!(moved.norm() < 0.5, "seated {moved:?} from where it rests");
+        let mut after = Scene::from_pieces(pieces);
+        engine.derive(&mut after);
+        assert_eq!(after.koans[0].towers, vec![vec![0, 1]]);
     }
 
     #[test]

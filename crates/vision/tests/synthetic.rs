@@ -87,3 +87,48 @@ fn pieces_drawn_from_known_poses_are_found_where_they_are() {
         assert_eq!(attributes.orientation, expected, "{color}");
     }
 }
+
+/// A tower of three colours: the middle piece's tip is hidden behind the top piece, so the
+/// middle is found stacked only when a covered tip counts as a support; the pieces are then
+/// seated on the tips under them and the engine sees one tower of three.
+#[test]
+fn a_tower_of_three_colours_is_one_tower() {
+    let camera = camera();
+    let models = PieceModels::default();
+    let placer = koanscope_geometry::Placer::default();
+    let base = pose_on_table(&models.dims(Size::Large), 0.0, 60.0, 80.0, 0.4);
+    let middle = placer
+        .on_tip(Size::Large, &base, Size::Medium)
+        .expect("a medium rests on a large");
+    let top = placer
+        .on_tip(Size::Medium, &middle, Size::Small)
+        .expect("a small rests on a medium");
+    let pieces = [
+        (Color::Green, Size::Large, base),
+        (Color::Blue, Size::Medium, middle),
+        (Color::Red, Size::Small, top),
+    ];
+    let frame = koanscope_vision::render::draw_pieces(&camera, &pieces).expect("drawn");
+    let analysis = analyze(
+        &frame,
+        std::path::Path::new("drawn.png"),
+        &camera,
+        &Detector::new(ColorModel::default()),
+        &Engine::default(),
+    )
+    .expect("analysed");
+    let scene = &analysis.scene;
+    let describe = || format!("{:#?}", scene.pieces);
+    assert_eq!(scene.pieces.len(), 3, "{}", describe());
+    let id_of = |color: Color| {
+        scene
+            .pieces
+            .iter()
+            .find(|p| p.color == color)
+            .unwrap_or_else(|| panic!("no {color} piece: {}", describe()))
+            .id
+    };
+    let expected = vec![id_of(Color::Green), id_of(Color::Blue), id_of(Color::Red)];
+    assert_eq!(scene.koans.len(), 1, "{:#?}", scene.koans);
+    assert_eq!(scene.koans[0].towers, vec![expected], "{}", describe());
+}
