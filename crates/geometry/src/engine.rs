@@ -120,23 +120,7 @@ impl Engine {
             Placed::new(a, self.shape(a.size)),
             Placed::new(b, self.shape(b.size)),
         );
-        let outer = query::distance(
-            &a.table_from_piece,
-            &*a.shape.outer,
-            &b.table_from_piece,
-            &*b.shape.outer,
-        )
-        .expect("convex-convex distance is supported");
-        if outer > OVERLAP_EPS_MM {
-            return outer;
-        }
-        query::distance(
-            &a.table_from_piece,
-            &*a.shape.shell,
-            &b.table_from_piece,
-            &*b.shape.shell,
-        )
-        .expect("compound distance is supported")
+        plastic_distance(&a, &b, outer_distance(&a, &b))
     }
 
     /// The nearest points of two pieces' plastic (table frame: on `a`, then on `b`) when the
@@ -152,14 +136,7 @@ impl Engine {
             Placed::new(a, self.shape(a.size)),
             Placed::new(b, self.shape(b.size)),
         );
-        let hulls_apart = query::distance(
-            &a.table_from_piece,
-            &*a.shape.outer,
-            &b.table_from_piece,
-            &*b.shape.outer,
-        )
-        .expect("convex-convex distance is supported")
-            > OVERLAP_EPS_MM;
+        let hulls_apart = outer_distance(&a, &b) > OVERLAP_EPS_MM;
         // Apart hulls are nearest on their outer faces; otherwise one sits in the other's
         // cavity or through its base, and only the plastic itself tells.
         let (shape_a, shape_b): (&dyn Shape, &dyn Shape) = if hulls_apart {
@@ -239,13 +216,7 @@ impl Engine {
                 let may_touch = lower <= t.touching_mm + w.touching_mm;
                 let may_straddle_gap = upper >= t.koan_gap_mm - w.koan_gap_mm;
                 let d = if may_touch || may_straddle_gap {
-                    query::distance(
-                        &a.table_from_piece,
-                        &*a.shape.outer,
-                        &b.table_from_piece,
-                        &*b.shape.outer,
-                    )
-                    .expect("convex-convex distance is supported")
+                    outer_distance(a, b)
                 } else {
                     // Clearly linked and clearly apart: the bound decides both alike.
                     upper
@@ -358,17 +329,7 @@ impl Engine {
                     continue;
                 }
                 let (a, b) = (&placed[i], &placed[j]);
-                let gap = if outer_gap > OVERLAP_EPS_MM {
-                    outer_gap
-                } else {
-                    query::distance(
-                        &a.table_from_piece,
-                        &*a.shape.shell,
-                        &b.table_from_piece,
-                        &*b.shape.shell,
-                    )
-                    .expect("compound distance is supported")
-                };
+                let gap = plastic_distance(a, b, outer_gap);
                 let pair = (a.id.min(b.id), a.id.max(b.id));
                 let by_nesting = gap > t.touching_mm && nested_directly.contains(&pair);
                 let holds = gap <= t.touching_mm || by_nesting;
@@ -728,6 +689,32 @@ fn nests(inserted: &[InsertedDetail]) -> Vec<Vec<PieceId>> {
         }
     }
     nests
+}
+
+/// Distance between the outer pyramids of two placed pieces, mm (0 when they overlap).
+fn outer_distance(a: &Placed, b: &Placed) -> f64 {
+    query::distance(
+        &a.table_from_piece,
+        &*a.shape.outer,
+        &b.table_from_piece,
+        &*b.shape.outer,
+    )
+    .expect("convex-convex distance is supported")
+}
+
+/// Distance between the plastic of two placed pieces, given their outer distance: that one while
+/// the outer pyramids are apart, the shells' (cavity faces, base rim) once they overlap.
+fn plastic_distance(a: &Placed, b: &Placed, outer_gap: f64) -> f64 {
+    if outer_gap > OVERLAP_EPS_MM {
+        return outer_gap;
+    }
+    query::distance(
+        &a.table_from_piece,
+        &*a.shape.shell,
+        &b.table_from_piece,
+        &*b.shape.shell,
+    )
+    .expect("compound distance is supported")
 }
 
 fn call(what: &str, pieces: Vec<PieceId>, decided: bool, margin: f64, unit: &str) -> JudgmentCall {
