@@ -84,7 +84,7 @@ pub fn analyze(
         .iter()
         .map(|d| d.resting == Resting::Stacked)
         .collect();
-    seat_stacked(&mut pieces, &stacked, &detector.pieces, 6.0);
+    seat_stacked(&mut pieces, &stacked, &detector.pieces);
     let closed = close_gaps(
         &mut pieces,
         &raised,

@@ -6,7 +6,7 @@
 
 use koanscope_geometry::{Engine, PieceModels};
 
-use crate::pose::cavity_apex_depth;
+use crate::pose::cavity_apex_piece;
 use koanscope_scene::{JudgmentCall, Piece, Scene};
 use nalgebra::{Point3, Translation3, Vector3};
 
@@ -23,6 +23,8 @@ pub struct ClosedGap {
 const CONTACT_MM: f64 = 0.3;
 /// Touching, as the geometry engine judges it.
 const TOUCHING_MM: f64 = 0.8;
+/// A piece fitted stacked sits on the tip nearest its cavity's apex within this distance, mm.
+pub const SEATED_WITHIN_MM: f64 = 6.0;
 
 /// Moves pieces fitted within `snap_mm` of each other (but not touching) into contact, nearest
 /// gaps first. `raised[i]` says that piece `i` was fitted resting on other pieces: it is lowered
@@ -35,17 +37,25 @@ pub fn close_gaps(
     engine: &Engine,
     snap_mm: f64,
 ) -> Vec<ClosedGap> {
+    let n = pieces.len();
     let mut closed = Vec::new();
-    let mut tried = vec![false; pieces.len() * pieces.len()];
+    let mut tried = vec![false; n * n];
+    // Gaps by pair (i < j), measured once; a move re-measures only the moved piece's pairs.
+    let mut gaps = vec![f64::INFINITY; n * n];
+    for i in 0..n {
+        for j in i + 1..n {
+            gaps[i * n + j] = engine.surface_distance(&pieces[i], &pieces[j]);
+        }
+    }
     loop {
-        // The nearest pair not yet tried, recomputed after every move.
+        // The nearest pair not yet tried.
         let mut nearest: Option<(usize, usize, f64)> = None;
-        for i in 0..pieces.len() {
-            for j in i + 1..pieces.len() {
-                if tried[i * pieces.len() + j] {
+        for i in 0..n {
+            for j in i + 1..n {
+                if tried[i * n + j] {
                     continue;
                 }
-                let gap = engine.surface_distance(&pieces[i], &pieces[j]);
+                let gap = gaps[i * n + j];
                 if gap > TOUCHING_MM
                     && gap <= snap_mm
                     && nearest.is_none_or(|(_, _, best)| gap < best)
@@ -55,7 +65,7 @@ pub fn close_gaps(
             }
         }
         let Some((i, j, gap)) = nearest else { break };
-        tried[i * pieces.len() + j] = true;
+        tried[i * n + j] = true;
         let confidence = |k: usize| pieces[k].confidence.unwrap_or(0.0);
         // Raised pieces move first, then the less confident one.
         let movers = match (raised[i], raised[j]) {
@@ -68,6 +78,10 @@ pub fn close_gaps(
             let other = if mover == i { j } else { i };
             if let Some(moved) = moved_into_contact(pieces, mover, other, raised[mover], engine) {
                 pieces[mover] = moved;
+                for k in (0..n).filter(|&k| k != mover) {
+                    let (a, b) = (mover.min(k), mover.max(k));
+                    gaps[a * n + b] = engine.surface_distance(&pieces[a], &pieces[b]);
+                }
                 closed.push(ClosedGap {
                     pieces: [i, j],
                     gap_mm: gap,
@@ -83,16 +97,11 @@ pub fn close_gaps(
 /// shape centre themselves, the tip in the cavity's apex, while the fit may leave the upper piece
 /// a millimetre or two off the axis (its tip then pokes through a wall instead of sitting in the
 /// cavity, and no tower is seen). `stacked[i]` says piece `i` was fitted so; the piece under it is
-/// the one whose tip is within `within_mm` of its cavity's apex. Lower pieces are seated first.
-/// Returns how many pieces moved.
-pub fn seat_stacked(
-    pieces: &mut [Piece],
-    stacked: &[bool],
-    models: &PieceModels,
-    within_mm: f64,
-) -> usize {
+/// the one whose tip is within [`SEATED_WITHIN_MM`] of its cavity's apex. Lower pieces are seated
+/// first. Returns how many pieces moved.
+pub fn seat_stacked(pieces: &mut [Piece], stacked: &[bool], models: &PieceModels) -> usize {
     let tip = |p: &Piece| p.table_from_piece * Point3::new(0.0, 0.0, models.dims(p.size).height_mm);
-    let cavity_depth = |p: &Piece| cavity_apex_depth(&models.dims(p.size), models.wall_mm);
+    let cavity_apex = |p: &Piece| cavity_apex_piece(&models.dims(p.size), models.wall_mm);
     let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| stacked[i]).collect();
     order.sort_by(|&a, &b| {
         let z = |i: usize| pieces[i].table_from_piece.translation.z;
@@ -100,18 +109,17 @@ pub fn seat_stacked(
     });
     let mut seated = 0;
     for i in order {
-        let dims = models.dims(pieces[i].size);
-        let cavity_apex = pieces[i].table_from_piece
-            * Point3::new(0.0, 0.0, dims.height_mm - cavity_depth(&pieces[i]));
+        let seat = cavity_apex(&pieces[i]);
+        let seat_table = pieces[i].table_from_piece * seat;
         let under = (0..pieces.len())
             .filter(|&j| j != i)
-            .map(|j| (j, (tip(&pieces[j]) - cavity_apex).norm()))
-            .filter(|(_, d)| *d <= within_mm)
+            .map(|j| (j, (tip(&pieces[j]) - seat_table).norm()))
+            .filter(|(_, d)| *d <= SEATED_WITHIN_MM)
             .min_by(|a, b| a.1.total_cmp(&b.1));
         if let Some((j, _)) = under {
-            let t = tip(&pieces[j]);
-            let base = Vector3::new(t.x, t.y, t.z - dims.height_mm + cavity_depth(&pieces[i]));
-            pieces[i].table_from_piece.translation = Translation3::from(base);
+            // The piece stands upright: its base centre is straight under its cavity's apex.
+            let base = tip(&pieces[j]) - seat.coords;
+            pieces[i].table_from_piece.translation = Translation3::from(base.coords);
             seated += 1;
         }
     }
@@ -270,7 +278,7 @@ mod tests {
         let mut before = Scene::from_pieces(pieces.clone());
         engine.derive(&mut before);
         assert!(before.koans[0].towers.is_empty(), "{:?}", before.koans[0]);
-        assert_eq!(seat_stacked(&mut pieces, &[false, true], &models, 6.0), 1);
+        assert_eq!(seat_stacked(&mut pieces, &[false, true], &models), 1);
         let moved = pieces[1].table_from_piece.translation.vector - on_tip.translation.vector;
         assert!(moved.norm() < 0.5, "seated {moved:?} from where it rests");
         let mut after = Scene::from_pieces(pieces);

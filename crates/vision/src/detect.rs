@@ -12,10 +12,11 @@ use opencv::core::Mat;
 
 use crate::camera::Camera;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
+use crate::contact::SEATED_WITHIN_MM;
 use crate::error::VisionError;
 use crate::occlusion::depth_order_evidence;
 use crate::pose::{
-    Resting, cavity_apex_depth, centroid_piece, convex_hull, flat_tilt, pose_on_table,
+    Resting, cavity_apex_piece, centroid_piece, convex_hull, flat_tilt, pose_on_table,
     pose_upright_at, row_span, silhouette, vertices_piece,
 };
 use crate::region::{
@@ -670,7 +671,7 @@ impl Detector {
             let dims = self.dims(size);
             all.extend(standing.iter().copied());
             for apex in supports {
-                let lift = apex.z - dims.height_mm + cavity_apex_depth(&dims, self.pieces.wall_mm);
+                let lift = apex.z - cavity_apex_piece(&dims, self.pieces.wall_mm).z;
                 let start = Hypothesis {
                     size,
                     resting: Resting::Stacked,
@@ -887,7 +888,7 @@ impl Detector {
             };
             let dims = self.dims(top);
             let apex = pose * Point3::new(0.0, 0.0, self.dims(base.size).height_mm);
-            let lift = apex.z - dims.height_mm + cavity_apex_depth(&dims, self.pieces.wall_mm);
+            let lift = apex.z - cavity_apex_piece(&dims, self.pieces.wall_mm).z;
             let top_pose = pose_upright_at(&Point3::new(apex.x, apex.y, lift.max(0.0)), base.yaw);
             let Some(top_outline) = silhouette(camera, &dims, &top_pose) else {
                 return f64::NEG_INFINITY;
@@ -949,6 +950,18 @@ impl Detector {
             .take(1)
             .map(|(_, h)| (self.score(region, prefix, camera, &h).0, h))
             .collect()
+    }
+
+    /// Whether a piece fitted stacked sits on one of these tips (its cavity's apex within
+    /// [`SEATED_WITHIN_MM`]).
+    fn rests_on_any(&self, d: &Detection, tips: &[Point3<f64>]) -> bool {
+        if d.resting != Resting::Stacked {
+            return false;
+        }
+        let cavity_apex =
+            d.table_from_piece * cavity_apex_piece(&self.dims(d.size), self.pieces.wall_mm);
+        tips.iter()
+            .any(|t| (t - cavity_apex).norm() < SEATED_WITHIN_MM)
     }
 
     /// Whether the face a bridging piece lies on covers every one of these apexes (within 2 mm).
@@ -1265,44 +1278,17 @@ fn polygon_area(polygon: &[Point2<f64>]) -> f64 {
         / 2.0
 }
 
-/// The apex of a detected piece, table frame.
-impl Detector {
-    /// Whether a piece fitted stacked has its cavity's apex on one of these tips (within 6 mm).
-    fn rests_on_any(&self, d: &Detection, tips: &[Point3<f64>]) -> bool {
-        if d.resting != Resting::Stacked {
-            return false;
-        }
-        let dims = self.dims(d.size);
-        let cavity_apex = d.table_from_piece
-            * Point3::new(
-                0.0,
-                0.0,
-                dims.height_mm - cavity_apex_depth(&dims, self.pieces.wall_mm),
-            );
-        tips.iter().any(|t| (t - cavity_apex).norm() < 6.0)
-    }
-}
-
 /// Whether the frame shows something else than the piece just under its tip: a piece resting
 /// on the tip covers it (a tip that shows its own colour has nothing on it).
 fn tip_covered(seg: &Segmentation, camera: &Camera, d: &Detection, pieces: &PieceModels) -> bool {
     let below_tip = d.table_from_piece * Point3::new(0.0, 0.0, pieces.dims(d.size).height_mm - 4.0);
-    let Some(px) = camera.project_table(&below_tip) else {
-        return false;
-    };
-    let (x, y) = (px.x.round(), px.y.round());
-    if x < 0.0 || y < 0.0 || x >= seg.width as f64 || y >= seg.height as f64 {
-        return false;
-    }
-    let class = seg.classes[y as usize * seg.width + x as usize];
-    let own = seg
-        .palette
-        .iter()
-        .position(|c| *c == d.color)
-        .map(|i| (i + 2) as u8);
-    own != Some(class)
+    camera
+        .project_table(&below_tip)
+        .and_then(|px| seg.class_at(&px))
+        .is_some_and(|class| seg.class_of(d.color) != Some(class))
 }
 
+/// The apex of a detected piece, table frame.
 fn apex_of(d: &Detection, pieces: &PieceModels) -> Point3<f64> {
     d.table_from_piece * Point3::new(0.0, 0.0, pieces.dims(d.size).height_mm)
 }

@@ -84,18 +84,16 @@ pub(crate) fn depth_order_evidence(
 ) -> f64 {
     let origin = camera.centre_table();
     let table_from_camera = camera.camera_from_table.inverse();
-    let class_of = |d: &Detection| {
-        seg.palette
-            .iter()
-            .position(|c| *c == d.color)
-            .map(|i| (i + 2) as u8)
-    };
     let mut evidence = 0.0;
     for a in these {
-        let Some(class_a) = class_of(a) else { continue };
+        let Some(class_a) = seg.class_of(a.color) else {
+            continue;
+        };
         let solid_a = Solid::new(pieces, a);
         for b in others.iter().filter(|b| b.color != a.color) {
-            let Some(class_b) = class_of(b) else { continue };
+            let Some(class_b) = seg.class_of(b.color) else {
+                continue;
+            };
             let Some((y0, y1)) = rows_in_common(&a.outline_px, &b.outline_px, seg.height) else {
                 continue;
             };
@@ -151,30 +149,16 @@ fn rows_in_common(a: &[Point2<f64>], b: &[Point2<f64>], height: usize) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calibration::Intrinsics;
     use crate::color::ColorModel;
-    use crate::cv::isometry_from_rvec_tvec;
     use crate::pose::{Resting, centroid_piece, pose_on_table, silhouette};
-    use crate::render::draw_pieces;
+    use crate::render::{draw_pieces, table_camera};
     use crate::segment::segment;
     use koanscope_geometry::PyramidDims;
     use koanscope_scene::{Color, Size};
-    use nalgebra::Matrix3;
-
-    fn camera() -> Camera {
-        Camera::new(
-            Intrinsics {
-                camera_matrix: Matrix3::new(914.0, 0.0, 639.5, 0.0, 914.0, 359.5, 0.0, 0.0, 1.0),
-                distortion: [0.0; 5],
-                image_size: [1280, 720],
-            },
-            isometry_from_rvec_tvec([0.8779, 2.6609, -0.8445], [59.86, -94.47, 628.14]),
-        )
-    }
 
     #[test]
     fn the_frame_tells_which_of_two_overlapping_pieces_is_in_front() {
-        let camera = camera();
+        let camera = table_camera();
         let models = PieceModels::default();
         let detection = |color: Color, size: Size, x: f64, y: f64| {
             let pose = pose_on_table(&models.dims(size), 0.0, x, y, 0.2);

@@ -74,6 +74,11 @@ pub fn cavity_apex_depth(dims: &PyramidDims, wall_mm: f64) -> f64 {
     wall_mm / side_angle.cos()
 }
 
+/// The apex of a piece's cavity in its own frame: where the tip of a piece it is stacked on sits.
+pub fn cavity_apex_piece(dims: &PyramidDims, wall_mm: f64) -> Point3<f64> {
+    Point3::new(0.0, 0.0, dims.height_mm - cavity_apex_depth(dims, wall_mm))
+}
+
 /// The silhouette of a pose in the image: convex hull of the projected corners, or `None` when
 /// a corner is behind the camera.
 pub fn silhouette(

@@ -21,6 +21,28 @@ pub struct Segmentation {
     pub lab: Vec<u8>,
 }
 
+impl Segmentation {
+    /// The class of a colour's pixels, if the palette has it.
+    pub(crate) fn class_of(&self, color: Color) -> Option<u8> {
+        class_in(&self.palette, color)
+    }
+
+    /// The class of the pixel nearest a point of the image, if it is in the frame.
+    pub(crate) fn class_at(&self, pixel: &nalgebra::Point2<f64>) -> Option<u8> {
+        let (x, y) = (pixel.x.round(), pixel.y.round());
+        (x >= 0.0 && y >= 0.0 && x < self.width as f64 && y < self.height as f64)
+            .then(|| self.classes[y as usize * self.width + x as usize])
+    }
+}
+
+/// The class of a colour's pixels in a palette: 2 + its place.
+fn class_in(palette: &[Color], color: Color) -> Option<u8> {
+    palette
+        .iter()
+        .position(|c| *c == color)
+        .map(|i| 2 + i as u8)
+}
+
 /// Class of a table pixel.
 pub(crate) const TABLE: u8 = 0;
 /// Class of a foreground pixel with no sure colour.
@@ -57,12 +79,7 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
     };
     let table_bytes = table.data_bytes().during("reading a frame")?;
     let palette = model.palette();
-    let class_of = |color: Color| {
-        palette
-            .iter()
-            .position(|c| *c == color)
-            .map_or(UNKNOWN, |i| 2 + i as u8)
-    };
+    let class_of = |color: Color| class_in(&palette, color).unwrap_or(UNKNOWN);
     // Most pixels are table: the model's first test, inlined; the rest go through `classify`.
     let near = model.min_chroma_difference * model.min_chroma_difference;
     let mut classes = vec![TABLE; lab_bytes.len() / 3];

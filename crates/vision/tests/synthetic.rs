@@ -4,25 +4,25 @@
 use koanscope_geometry::{Engine, PieceModels};
 use koanscope_scene::{Color, Orientation, Size};
 use koanscope_vision::pose::{flat_tilt, pose_on_table};
-use koanscope_vision::{
-    Camera, ColorModel, Detector, Intrinsics, analyze, isometry_from_rvec_tvec,
-};
-use nalgebra::{Matrix3, Point3};
+use koanscope_vision::render::{draw_pieces, table_camera};
+use koanscope_vision::{Analysis, Camera, ColorModel, Detector, analyze};
+use nalgebra::Point3;
 
-fn camera() -> Camera {
-    Camera::new(
-        Intrinsics {
-            camera_matrix: Matrix3::new(914.0, 0.0, 639.5, 0.0, 914.0, 359.5, 0.0, 0.0, 1.0),
-            distortion: [0.0; 5],
-            image_size: [1280, 720],
-        },
-        isometry_from_rvec_tvec([0.8779, 2.6609, -0.8445], [59.86, -94.47, 628.14]),
+/// Analyses a drawn frame as `koanscope analyze` would.
+fn analysed(camera: &Camera, frame: &opencv::core::Mat) -> Analysis {
+    analyze(
+        frame,
+        std::path::Path::new("drawn.png"),
+        camera,
+        &Detector::new(ColorModel::default()),
+        &Engine::default(),
     )
+    .expect("analysed")
 }
 
 #[test]
 fn pieces_drawn_from_known_poses_are_found_where_they_are() {
-    let camera = camera();
+    let camera = table_camera();
     let models = PieceModels::default();
     let upright =
         |size: Size, x: f64, y: f64, yaw: f64| pose_on_table(&models.dims(size), 0.0, x, y, yaw);
@@ -52,15 +52,8 @@ fn pieces_drawn_from_known_poses_are_found_where_they_are() {
             upright(Size::Medium, -60.0, 180.0, 0.0),
         ),
     ];
-    let frame = koanscope_vision::render::draw_pieces(&camera, &pieces).expect("drawn");
-    let analysis = analyze(
-        &frame,
-        std::path::Path::new("drawn.png"),
-        &camera,
-        &Detector::new(ColorModel::default()),
-        &Engine::default(),
-    )
-    .expect("analysed");
+    let frame = draw_pieces(&camera, &pieces).expect("drawn");
+    let analysis = analysed(&camera, &frame);
     assert_eq!(
         analysis.scene.pieces.len(),
         pieces.len(),
@@ -93,7 +86,7 @@ fn pieces_drawn_from_known_poses_are_found_where_they_are() {
 /// seated on the tips under them and the engine sees one tower of three.
 #[test]
 fn a_tower_of_three_colours_is_one_tower() {
-    let camera = camera();
+    let camera = table_camera();
     let models = PieceModels::default();
     let placer = koanscope_geometry::Placer::default();
     let base = pose_on_table(&models.dims(Size::Large), 0.0, 60.0, 80.0, 0.4);
@@ -108,15 +101,8 @@ fn a_tower_of_three_colours_is_one_tower() {
         (Color::Blue, Size::Medium, middle),
         (Color::Red, Size::Small, top),
     ];
-    let frame = koanscope_vision::render::draw_pieces(&camera, &pieces).expect("drawn");
-    let analysis = analyze(
-        &frame,
-        std::path::Path::new("drawn.png"),
-        &camera,
-        &Detector::new(ColorModel::default()),
-        &Engine::default(),
-    )
-    .expect("analysed");
+    let frame = draw_pieces(&camera, &pieces).expect("drawn");
+    let analysis = analysed(&camera, &frame);
     let scene = &analysis.scene;
     let describe = || format!("{:#?}", scene.pieces);
     assert_eq!(scene.pieces.len(), 3, "{}", describe());
