@@ -18,6 +18,7 @@
 
 mod error;
 mod folder;
+mod noise;
 mod pacing;
 mod reconnect;
 mod video;
@@ -27,6 +28,7 @@ use std::time::Duration;
 
 pub use error::{CameraInfo, CaptureError};
 pub use folder::{FolderOptions, ImageFolder};
+pub use noise::SensorNoise;
 pub use pacing::Pacing;
 pub use reconnect::{Delivery, Opener, Paused, Reconnecting};
 pub use video::{VideoFile, VideoOptions};
