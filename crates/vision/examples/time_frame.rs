@@ -1,7 +1,9 @@
 //! Times the stages of analysing one frame (for profiling, e.g. under
 //! `valgrind --tool=callgrind`): `cargo run --release -p koanscope-vision --example time_frame --
 //! <setup dir with setup.json> <scene.jpg> [runs]` (the camera from the setup's truth), or
-//! `-- bench - [runs]` for the benchmark table of `koanscope bench`.
+//! `-- bench - [runs]` for the benchmark table of `koanscope bench`. With `still` after the runs,
+//! it times the frame as a live camera's next frame instead: new sensor noise, every region
+//! found in the memory of the frame before.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -17,6 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: time_frame <setup dir> <scene.jpg> [runs]".into());
     };
     let runs: usize = rest.first().map_or(Ok(5), |r| r.parse())?;
+    let still = rest.get(1).is_some_and(|r| r == "still");
     koanscope_vision::segment::use_one_thread()?;
     let (camera, image, path) = if setup == "bench" {
         let (camera, image) = koanscope_vision::render::bench_table()?;
@@ -27,6 +30,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let detector = Detector::new(ColorModel::default());
     let engine = Engine::default();
+    if still {
+        let memory = koanscope_vision::FitMemory::new();
+        for seed in 0..=runs as i32 {
+            let noisy = koanscope_vision::render::with_sensor_noise(&image, 3.0, seed)?;
+            let t0 = Instant::now();
+            let analysis = koanscope_vision::analyze_remembering(
+                &noisy,
+                &path,
+                &camera,
+                &detector,
+                &engine,
+                Some(&memory),
+            )?;
+            println!(
+                "still frame {:.1} ms ({} pieces, {:?})",
+                t0.elapsed().as_secs_f64() * 1e3,
+                analysis.scene.pieces.len(),
+                memory.last_use()
+            );
+        }
+        return Ok(());
+    }
     for _ in 0..runs {
         let t0 = Instant::now();
         let seg = segment(&image, &detector.colors)?;

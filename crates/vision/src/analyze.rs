@@ -15,6 +15,7 @@ use crate::contact::{close_gaps, note_closed_gaps, seat_stacked};
 use crate::detect::{Detection, Detector};
 use crate::error::{CvContext, VisionError};
 use crate::image::size_of;
+use crate::memory::FitMemory;
 use crate::overlay;
 use crate::pose::Resting;
 
@@ -57,8 +58,21 @@ pub fn analyze(
     detector: &Detector,
     engine: &Engine,
 ) -> Result<Analysis, VisionError> {
+    analyze_remembering(image, image_path, camera, detector, engine, None)
+}
+
+/// Like [`analyze`] for one frame of a sequence from one camera: regions that look as they did
+/// in the memory's last frame keep their pieces instead of being fitted again.
+pub fn analyze_remembering(
+    image: &Mat,
+    image_path: &Path,
+    camera: &Camera,
+    detector: &Detector,
+    engine: &Engine,
+    memory: Option<&FitMemory>,
+) -> Result<Analysis, VisionError> {
     check_resolution(image, image_path, &camera.intrinsics)?;
-    let (mut detections, notes) = detector.detect_noting(image, camera)?;
+    let (mut detections, notes) = detector.detect_noting(image, camera, memory)?;
     // Reading order (top to bottom, then left to right in bands) gives stable, findable ids.
     detections.sort_by(|a, b| {
         let band = |d: &Detection| (d.image_xy.y / 80.0).floor();

@@ -14,6 +14,7 @@ use crate::camera::Camera;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
 use crate::contact::SEATED_WITHIN_MM;
 use crate::error::VisionError;
+use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
 use crate::pose::{
     Resting, cavity_apex_piece, centroid_piece, convex_hull, flat_tilt, pose_on_table,
@@ -176,15 +177,17 @@ impl Detector {
 
     /// Every piece the frame shows, strongest first within each region.
     pub fn detect(&self, image: &Mat, camera: &Camera) -> Result<Vec<Detection>, VisionError> {
-        Ok(self.detect_noting(image, camera)?.0)
+        Ok(self.detect_noting(image, camera, None)?.0)
     }
 
     /// Like [`Detector::detect`], with notes for the user about what was left out (the
-    /// calibration board still lying on the table).
+    /// calibration board still lying on the table), and reusing what `memory` holds (see
+    /// [`Detector::detect_remembering`]).
     pub fn detect_noting(
         &self,
         image: &Mat,
         camera: &Camera,
+        memory: Option<&FitMemory>,
     ) -> Result<(Vec<Detection>, Vec<String>), VisionError> {
         let seg = segment(image, &self.colors)?;
         let mut notes = Vec::new();
@@ -193,7 +196,7 @@ impl Detector {
                 "the calibration board still lies on the table: pieces on it are not looked for; remove it before play".to_string(),
             );
         }
-        Ok((self.detect_in(&seg, camera)?, notes))
+        Ok((self.detect_remembering(&seg, camera, memory)?, notes))
     }
 
     /// Like [`Detector::detect`], from a segmentation already made.
@@ -206,6 +209,21 @@ impl Detector {
         seg: &Segmentation,
         camera: &Camera,
     ) -> Result<Vec<Detection>, VisionError> {
+        self.detect_remembering(seg, camera, None)
+    }
+
+    /// Like [`Detector::detect_in`], taking the explanation of every region that looks as it did
+    /// in the memory's last frame (over the same supports) from there, and leaving this frame's
+    /// explanations in it for the next.
+    pub fn detect_remembering(
+        &self,
+        seg: &Segmentation,
+        camera: &Camera,
+        memory: Option<&FitMemory>,
+    ) -> Result<Vec<Detection>, VisionError> {
+        if let Some(memory) = memory {
+            memory.begin_frame();
+        }
         // The printed board left where it was calibrated is black squares, not black pieces.
         let masked;
         let seg = match board_in_view(seg, camera) {
@@ -221,7 +239,7 @@ impl Detector {
         let cache = FitCache::default();
         let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
-            .map(|r| self.explain_region(&cache, r.clone(), camera, &[]))
+            .map(|r| self.explain_recalled(memory, &cache, r, camera, &[]))
             .unzip();
         // Towers of three colours need the middle piece before the top one: two more passes.
         let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
@@ -268,7 +286,7 @@ impl Detector {
                     // Stacking must explain clearly better than standing on the table: a piece
                     // whose top is hidden by the one above would otherwise stack on that one.
                     let (found, score) =
-                        self.explain_region(&cache, region.clone(), camera, &supports);
+                        self.explain_recalled(memory, &cache, region, camera, &supports);
                     let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
                     // Standing behind a piece and resting on its tip fit the outline alike; they
                     // differ in which of the two is in front where they overlap, and the frame
@@ -305,6 +323,26 @@ impl Detector {
             }
         }
         Ok(per_region.into_iter().flatten().collect())
+    }
+
+    /// [`Detector::explain_region`], or what the memory holds for the same region and supports.
+    fn explain_recalled(
+        &self,
+        memory: Option<&FitMemory>,
+        cache: &FitCache,
+        region: &Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+    ) -> (Vec<Detection>, f64) {
+        let Some(memory) = memory else {
+            return self.explain_region(cache, region.clone(), camera, supports);
+        };
+        if let Some(remembered) = memory.recall(region, supports) {
+            return remembered;
+        }
+        let (found, score) = self.explain_region(cache, region.clone(), camera, supports);
+        memory.remember(region, supports, &found, score);
+        (found, score)
     }
 
     /// Explains a region with the usual poses (upright, flat, stacked) and again allowing

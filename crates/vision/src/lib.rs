@@ -16,6 +16,7 @@ pub mod detect;
 mod error;
 pub mod evaluate;
 pub mod image;
+pub mod memory;
 mod occlusion;
 pub mod overlay;
 pub mod pose;
@@ -24,7 +25,9 @@ pub mod render;
 pub mod segment;
 pub mod target;
 
-pub use analyze::{Analysis, PossiblyHiding, analyze, may_hide, write_overlay};
+pub use analyze::{
+    Analysis, PossiblyHiding, analyze, analyze_remembering, may_hide, write_overlay,
+};
 pub use calibration::{
     BoardView, Calibration, Chessboard, Intrinsics, IntrinsicsQuality, IntrinsicsReport, LensModel,
     TableReport, calibrate_intrinsics, calibrate_table, check_resolution, find_board,
@@ -36,5 +39,6 @@ pub use detect::{
     DetectParams, Detection, Detector, HueUpdate, relearn_colors, relearn_colors_labelled,
 };
 pub use error::VisionError;
+pub use memory::{FitMemory, MemoryUse};
 pub use overlay::{KoanShape, OverlayShapes, PieceShape};
 pub use pose::Resting;

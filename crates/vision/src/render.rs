@@ -82,12 +82,18 @@ pub fn table_camera() -> Camera {
 /// 4x4 grid seen by a 1280x720 camera about 0.65 m away. `koanscope bench` and the criterion
 /// bench both time its analysis.
 pub fn bench_table() -> Result<(Camera, Mat), VisionError> {
-    use crate::pose::{flat_tilt, pose_on_table};
     let camera = table_camera();
+    let image = draw_pieces(&camera, &bench_pieces())?;
+    Ok((camera, image))
+}
+
+/// The pieces of [`bench_table`], in drawing order.
+pub fn bench_pieces() -> Vec<(Color, Size, Isometry3<f64>)> {
+    use crate::pose::{flat_tilt, pose_on_table};
     let models = PieceModels::default();
     let colors = [Color::Red, Color::Yellow, Color::Green, Color::Blue];
     let sizes = [Size::Small, Size::Medium, Size::Large];
-    let pieces: Vec<_> = (0..16)
+    (0..16)
         .map(|i| {
             let size = sizes[i % 3];
             let dims = models.dims(size);
@@ -102,7 +108,25 @@ pub fn bench_table() -> Result<(Camera, Mat), VisionError> {
                 pose_on_table(&dims, tilt, x, y, 0.4 * i as f64),
             )
         })
-        .collect();
-    let image = draw_pieces(&camera, &pieces)?;
-    Ok((camera, image))
+        .collect()
+}
+
+/// The frame with a webcam's sensor noise: Gaussian, `sigma` levels on every channel, from a
+/// fixed seed. Drawn frames are otherwise exact, which no camera is.
+pub fn with_sensor_noise(frame: &Mat, sigma: f64, seed: i32) -> Result<Mat, VisionError> {
+    use opencv::core;
+    use opencv::prelude::*;
+    core::set_rng_seed(seed).during("seeding the noise")?;
+    let mut noise = Mat::new_rows_cols_with_default(
+        frame.rows(),
+        frame.cols(),
+        core::CV_16SC3,
+        Scalar::all(0.0),
+    )
+    .during("making the noise")?;
+    core::randn(&mut noise, &Scalar::all(0.0), &Scalar::all(sigma)).during("drawing noise")?;
+    let mut noisy = Mat::default();
+    core::add(frame, &noise, &mut noisy, &core::no_array(), core::CV_8UC3)
+        .during("adding noise")?;
+    Ok(noisy)
 }
