@@ -25,7 +25,8 @@ use koanscope_geometry::Engine;
 use koanscope_tracker::{Observation, Occlusion, OcclusionDetector, Tracker};
 use koanscope_ui::{FeedUpdate, Picture, PictureUpdate, Rates, TableFeed};
 use koanscope_vision::{
-    Analysis, Camera, Detector, OverlayShapes, analyze, image::bgr_from_rgb, overlay,
+    Analysis, Camera, Detector, FitMemory, OverlayShapes, analyze_remembering, image::bgr_from_rgb,
+    overlay,
 };
 
 use super::feed::FeedBuilder;
@@ -45,6 +46,10 @@ pub struct PipelineStats {
     pub vision_fps: f32,
     /// Frames received per second, over the last two seconds.
     pub picture_fps: f32,
+    /// Regions of analysed frames that looked as before and kept their pieces, and regions
+    /// fitted anew (see [`FitMemory`]).
+    pub regions_reused: u64,
+    pub regions_fitted: u64,
 }
 
 /// Locks a mutex, carrying on after a panic elsewhere (the data are counts and queues, whole
@@ -91,6 +96,8 @@ struct Counters {
     analysed: AtomicU64,
     not_analysed: AtomicU64,
     dropped: AtomicU64,
+    regions_reused: AtomicU64,
+    regions_fitted: AtomicU64,
     pictures: Mutex<Meter>,
     analyses: Mutex<Meter>,
 }
@@ -104,6 +111,8 @@ impl Counters {
             dropped: self.dropped.load(Ordering::Relaxed),
             vision_fps: lock(&self.analyses).rate(),
             picture_fps: lock(&self.pictures).rate(),
+            regions_reused: self.regions_reused.load(Ordering::Relaxed),
+            regions_fitted: self.regions_fitted.load(Ordering::Relaxed),
         }
     }
 
@@ -417,18 +426,21 @@ fn capture_loop(shared: &Shared, mut source: Reconnecting, mut occlusion: Occlus
 }
 
 /// Analyses the newest frame, again and again, and hands the results to the tracker in order.
+/// Regions that look as they did in this worker's last frame keep their pieces.
 fn vision_worker(shared: &Shared, vision: &Vision) {
+    let memory = FitMemory::new();
     while let Some((ticket, job)) = shared.mailbox.take() {
         let name = format!("camera frame {}", job.index);
         let [w, h] = [job.image.width(), job.image.height()];
         let result = bgr_from_rgb(w, h, job.image.as_raw())
             .and_then(|bgr| {
-                analyze(
+                analyze_remembering(
                     &bgr,
                     Path::new(&name),
                     &vision.camera,
                     &vision.detector,
                     &vision.engine,
+                    Some(&memory),
                 )
             })
             .map(|analysis| {
@@ -436,6 +448,19 @@ fn vision_worker(shared: &Shared, vision: &Vision) {
                 (analysis, shapes)
             })
             .map_err(|e| e.to_string());
+        // A frame that failed before the fit leaves the previous frame's counts there.
+        let used = if result.is_ok() {
+            memory.last_use()
+        } else {
+            Default::default()
+        };
+        let counters = &shared.counters;
+        counters
+            .regions_reused
+            .fetch_add(used.reused as u64, Ordering::Relaxed);
+        counters
+            .regions_fitted
+            .fetch_add(used.fitted as u64, Ordering::Relaxed);
         let analysed = Analysed {
             index: job.index,
             time: job.time,
