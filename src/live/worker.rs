@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use image::RgbImage;
 use koanscope_capture::{Delivery, Reconnecting};
 use koanscope_geometry::Engine;
+use koanscope_scene::Scene;
 use koanscope_tracker::{Observation, Occlusion, OcclusionDetector, Tracker};
 use koanscope_ui::{FeedUpdate, Picture, PictureUpdate, Rates, TableFeed};
 use koanscope_vision::{
@@ -50,6 +51,9 @@ pub struct PipelineStats {
     /// fitted anew (see [`FitMemory`]).
     pub regions_reused: u64,
     pub regions_fitted: u64,
+    /// Frames passed to the tracker unanalysed because hands were over the table (it sets their
+    /// scene aside).
+    pub hands_skipped: u64,
 }
 
 /// Locks a mutex, carrying on after a panic elsewhere (the data are counts and queues, whole
@@ -98,6 +102,7 @@ struct Counters {
     dropped: AtomicU64,
     regions_reused: AtomicU64,
     regions_fitted: AtomicU64,
+    hands_skipped: AtomicU64,
     pictures: Mutex<Meter>,
     analyses: Mutex<Meter>,
 }
@@ -113,6 +118,7 @@ impl Counters {
             picture_fps: lock(&self.pictures).rate(),
             regions_reused: self.regions_reused.load(Ordering::Relaxed),
             regions_fitted: self.regions_fitted.load(Ordering::Relaxed),
+            hands_skipped: self.hands_skipped.load(Ordering::Relaxed),
         }
     }
 
@@ -200,7 +206,8 @@ struct Analysed {
     time: Duration,
     picture: Arc<Picture>,
     occlusion: Occlusion,
-    result: Result<(Analysis, OverlayShapes), String>,
+    /// `Ok(None)`: not analysed, since hands over the table make the tracker set any scene aside.
+    result: Result<Option<(Analysis, OverlayShapes)>, String>,
 }
 
 /// The tracker's side: analysed frames wait here until every earlier ticket is in.
@@ -432,6 +439,21 @@ fn vision_worker(shared: &Shared, vision: &Vision) {
     while let Some((ticket, job)) = shared.mailbox.take() {
         let name = format!("camera frame {}", job.index);
         let [w, h] = [job.image.width(), job.image.height()];
+        let counters = &shared.counters;
+        if job.occlusion.occluded {
+            counters.hands_skipped.fetch_add(1, Ordering::Relaxed);
+            let analysed = Analysed {
+                index: job.index,
+                time: job.time,
+                picture: job.picture,
+                occlusion: job.occlusion,
+                result: Ok(None),
+            };
+            if !pass_to_tracker(shared, ticket, analysed) {
+                break;
+            }
+            continue;
+        }
         let result = bgr_from_rgb(w, h, job.image.as_raw())
             .and_then(|bgr| {
                 analyze_remembering(
@@ -445,7 +467,7 @@ fn vision_worker(shared: &Shared, vision: &Vision) {
             })
             .map(|analysis| {
                 let shapes = overlay::shapes(&analysis, &vision.camera);
-                (analysis, shapes)
+                Some((analysis, shapes))
             })
             .map_err(|e| e.to_string());
         // A frame that failed before the fit leaves the previous frame's counts there.
@@ -454,7 +476,6 @@ fn vision_worker(shared: &Shared, vision: &Vision) {
         } else {
             Default::default()
         };
-        let counters = &shared.counters;
         counters
             .regions_reused
             .fetch_add(used.reused as u64, Ordering::Relaxed);
@@ -468,11 +489,8 @@ fn vision_worker(shared: &Shared, vision: &Vision) {
             occlusion: job.occlusion,
             result,
         };
-        let mut books = lock(&shared.books);
-        books.pending.insert(ticket, analysed);
-        if !track_in_order(shared, &mut books) {
-            shared.stop.store(true, Ordering::Relaxed);
-            shared.mailbox.close("the window closed".into());
+        if !pass_to_tracker(shared, ticket, analysed) {
+            break;
         }
     }
     let mut books = lock(&shared.books);
@@ -490,6 +508,19 @@ fn vision_worker(shared: &Shared, vision: &Vision) {
     }
 }
 
+/// Leaves a frame for the tracker and passes on every frame whose turn has come; false (and the
+/// pipeline stopping) when the window has gone.
+fn pass_to_tracker(shared: &Shared, ticket: u64, analysed: Analysed) -> bool {
+    let mut books = lock(&shared.books);
+    books.pending.insert(ticket, analysed);
+    if track_in_order(shared, &mut books) {
+        return true;
+    }
+    shared.stop.store(true, Ordering::Relaxed);
+    shared.mailbox.close("the window closed".into());
+    false
+}
+
 /// Passes every analysed frame whose turn has come to the tracker and sends its feed; false
 /// when the window has gone.
 fn track_in_order(shared: &Shared, books: &mut Books) -> bool {
@@ -497,13 +528,17 @@ fn track_in_order(shared: &Shared, books: &mut Books) -> bool {
         books.next_ticket += 1;
         apply_marks(books);
         let mut feed = match a.result {
-            Ok((analysis, shapes)) => {
+            Ok(found) => {
+                let (scene, warnings, shapes) = match found {
+                    Some((analysis, shapes)) => (analysis.scene, analysis.warnings, Some(shapes)),
+                    None => (Scene::default(), Vec::new(), None),
+                };
                 let update = books.tracker.update(&Observation {
                     time: a.time,
-                    scene: analysis.scene,
+                    scene,
                     occlusion: a.occlusion,
                 });
-                let shapes = (!update.paused).then_some(&shapes);
+                let shapes = shapes.as_ref().filter(|_| !update.paused);
                 let mut feed =
                     books
                         .builder
@@ -511,7 +546,7 @@ fn track_in_order(shared: &Shared, books: &mut Books) -> bool {
                 if update.paused {
                     feed.paused = Some("hands over the table".into());
                 }
-                feed.warnings = analysis.warnings;
+                feed.warnings = warnings;
                 feed
             }
             Err(e) => {
