@@ -119,6 +119,18 @@ const FINE_FROM_MM: f64 = 1.5;
 /// The pattern search stops once its step is this short, mm.
 const FINEST_STEP_MM: f64 = 0.15;
 
+/// Of the best seeds of tilted pieces (one per size and starting tilt, 12 in all), this many best
+/// take coarse steps.
+const TILTED_SEEDS_REFINED: usize = 6;
+
+/// Of the coarse fits of tilted pieces (each size and starting tilt), this many best take the
+/// fine steps; the best of those is the one tilted candidate.
+const TILTED_FINISHED: usize = 2;
+
+/// Of the coarse fits standing on the table (each size, upright and flat), this many best take
+/// the fine steps.
+const ON_TABLE_FINISHED: usize = 3;
+
 /// Hypotheses with their scores.
 type Scored = Vec<(f64, Hypothesis)>;
 
@@ -622,6 +634,43 @@ impl Detector {
         keep: usize,
         freedom: Freedom,
     ) -> Option<(f64, Hypothesis)> {
+        let coarse =
+            self.search_yaw_coarse(region, prefix, camera, start, period, steps, keep, freedom)?;
+        Some(self.refine_fine(region, prefix, camera, coarse.1, freedom))
+    }
+
+    /// [`Detector::search_yaw`] without its fine steps: the best seed refined to
+    /// [`FINE_FROM_MM`].
+    #[allow(clippy::too_many_arguments)]
+    fn search_yaw_coarse(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        start: Hypothesis,
+        period: f64,
+        steps: u32,
+        keep: usize,
+        freedom: Freedom,
+    ) -> Option<(f64, Hypothesis)> {
+        // Coarse steps for every kept seed, the fine steps for the best of them only.
+        self.yaw_seeds(region, prefix, camera, start, period, steps)
+            .into_iter()
+            .take(keep)
+            .map(|(_, seed)| self.refine(region, prefix, camera, seed, freedom, FINE_FROM_MM))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+
+    /// `steps` yaws of a hypothesis over `period`, scored, best first.
+    fn yaw_seeds(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        start: Hypothesis,
+        period: f64,
+        steps: u32,
+    ) -> Vec<(f64, Hypothesis)> {
         let mut seeds: Vec<(f64, Hypothesis)> = (0..steps)
             .map(|i| {
                 let h = Hypothesis {
@@ -632,13 +681,19 @@ impl Detector {
             })
             .collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
-        // Coarse steps for every kept seed, the fine steps for the best of them only.
-        let (_, coarse) = seeds
-            .into_iter()
-            .take(keep)
-            .map(|(_, seed)| self.refine(region, prefix, camera, seed, freedom, FINE_FROM_MM))
-            .max_by(|a, b| a.0.total_cmp(&b.0))?;
-        // The fine search goes on with the step the coarse one stopped at.
+        seeds
+    }
+
+    /// The fine steps after [`Detector::search_yaw_coarse`], going on with the step the coarse
+    /// search stopped at.
+    fn refine_fine(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        coarse: Hypothesis,
+        freedom: Freedom,
+    ) -> (f64, Hypothesis) {
         let mut first_step_mm = freedom.first_step_mm;
         while first_step_mm > FINE_FROM_MM {
             first_step_mm /= 2.0;
@@ -647,7 +702,7 @@ impl Detector {
             first_step_mm,
             ..freedom
         };
-        Some(self.refine(region, prefix, camera, coarse, fine, FINEST_STEP_MM))
+        self.refine(region, prefix, camera, coarse, fine, FINEST_STEP_MM)
     }
 
     /// The best fit of each size and resting family on the table, stacked on the supports or
@@ -677,7 +732,7 @@ impl Detector {
         let on_table = match cached {
             Some(hit) => hit,
             None => {
-                let computed: Vec<Scored> = sizes
+                let mut computed: Vec<Scored> = sizes
                     .iter()
                     .map(|&size| {
                         let dims = self.dims(size);
@@ -691,13 +746,25 @@ impl Detector {
                             else {
                                 continue;
                             };
-                            found.extend(self.search_yaw(
+                            found.extend(self.search_yaw_coarse(
                                 region, prefix, camera, start, period, steps, 3, free_xy,
                             ));
                         }
                         found
                     })
                     .collect();
+                // Fine steps move a fit by a few pixels: only the best coarse fits can still
+                // come first, and only they take them.
+                let mut order: Vec<(f64, usize, usize)> = computed
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, found)| found.iter().enumerate().map(move |(j, f)| (f.0, i, j)))
+                    .collect();
+                order.sort_by(|a, b| b.0.total_cmp(&a.0));
+                for (_, i, j) in order.into_iter().take(ON_TABLE_FINISHED) {
+                    computed[i][j] =
+                        self.refine_fine(region, prefix, camera, computed[i][j].1, free_xy);
+                }
                 cache
                     .on_table
                     .borrow_mut()
@@ -831,6 +898,8 @@ impl Detector {
             first_step_mm: 4.0,
             tilt: true,
         };
+        // The best yaw of each size and starting tilt; the best of those take coarse steps.
+        let mut seeds: Vec<(f64, Hypothesis)> = Vec::new();
         for size in sizes.into_iter().filter(|_| allow_tilted) {
             for tilt_deg in [45.0_f64, 70.0, 150.0, 180.0] {
                 let Some(start) = self.start_on_table(
@@ -842,9 +911,24 @@ impl Detector {
                 ) else {
                     continue;
                 };
-                let found = self.search_yaw(region, &prefix, camera, start, TAU, 16, 1, free_tilt);
-                keep_better(&mut tilted, found);
+                seeds.extend(
+                    self.yaw_seeds(region, &prefix, camera, start, TAU, 16)
+                        .into_iter()
+                        .next(),
+                );
             }
+        }
+        seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut coarse_tilted: Vec<(f64, Hypothesis)> = seeds
+            .into_iter()
+            .take(TILTED_SEEDS_REFINED)
+            .map(|(_, h)| self.refine(region, &prefix, camera, h, free_tilt, FINE_FROM_MM))
+            .collect();
+        // Only the best tilted fit goes on, so only the best few coarse ones take fine steps.
+        coarse_tilted.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (_, h) in coarse_tilted.into_iter().take(TILTED_FINISHED) {
+            let found = self.refine_fine(region, &prefix, camera, h, free_tilt);
+            keep_better(&mut tilted, Some(found));
         }
         all.extend(tilted);
         all.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -1086,20 +1170,25 @@ impl Detector {
         while step_mm > stop_mm {
             let mut improved = false;
             for (dx, dy, dyaw, dtilt) in moves {
-                let candidate = Hypothesis {
-                    x: current.x + dx * step_mm,
-                    y: current.y + dy * step_mm,
-                    yaw: current.yaw + dyaw * step_angle,
-                    tilt: if freedom.tilt {
-                        (current.tilt + dtilt * step_angle)
-                            .clamp(10f64.to_radians(), std::f64::consts::PI)
-                    } else {
-                        current.tilt
-                    },
-                    ..current
-                };
-                let s = self.score(region, prefix, camera, &candidate).0;
-                if s > current_score {
+                // A move that helps is taken again until it stops helping: one score a step
+                // along a slope instead of a sweep of every move.
+                loop {
+                    let candidate = Hypothesis {
+                        x: current.x + dx * step_mm,
+                        y: current.y + dy * step_mm,
+                        yaw: current.yaw + dyaw * step_angle,
+                        tilt: if freedom.tilt {
+                            (current.tilt + dtilt * step_angle)
+                                .clamp(10f64.to_radians(), std::f64::consts::PI)
+                        } else {
+                            current.tilt
+                        },
+                        ..current
+                    };
+                    let s = self.score(region, prefix, camera, &candidate).0;
+                    if s <= current_score {
+                        break;
+                    }
                     current = candidate;
                     current_score = s;
                     improved = true;
