@@ -367,8 +367,14 @@ impl Detector {
         camera: &Camera,
         supports: &[Point3<f64>],
     ) -> (Vec<Detection>, f64) {
-        let (usual, usual_score) =
-            self.explain_region_with(cache, region.clone(), camera, supports, false);
+        let (usual, usual_score) = self.explain_region_with(
+            cache,
+            region.clone(),
+            camera,
+            supports,
+            false,
+            f64::NEG_INFINITY,
+        );
         let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
         // No tilted explanation (at best every pixel, less one piece's price) could win.
         let best_possible = area - self.params.min_region_px as f64;
@@ -378,8 +384,15 @@ impl Detector {
                 usual_score,
             );
         }
-        let (tilted, tilted_score) =
-            self.explain_region_with(cache, region.clone(), camera, supports, true);
+        // Only an explanation that beats the usual one by the margin is of use.
+        let (tilted, tilted_score) = self.explain_region_with(
+            cache,
+            region.clone(),
+            camera,
+            supports,
+            true,
+            usual_score + self.params.tilted_margin * area,
+        );
         if tilted_score > usual_score + self.params.tilted_margin * area {
             (
                 self.polish(cache, &region, camera, supports, true, tilted),
@@ -473,6 +486,7 @@ impl Detector {
         camera: &Camera,
         supports: &[Point3<f64>],
         allow_tilted: bool,
+        must_beat: f64,
     ) -> (Vec<Detection>, f64) {
         self.greedy(
             cache,
@@ -482,6 +496,7 @@ impl Detector {
             allow_tilted,
             self.params.first_choices,
             self.params.max_pieces_per_region,
+            must_beat,
         )
     }
 
@@ -495,9 +510,13 @@ impl Detector {
         allow_tilted: bool,
         choices: usize,
         depth: usize,
+        must_beat: f64,
     ) -> (Vec<Detection>, f64) {
         let remaining = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
-        if depth == 0 || remaining < self.params.min_region_px as f64 {
+        let price = self.params.min_region_px as f64;
+        // At best the pieces fitted here explain every pixel left for one piece's price: when
+        // even that cannot beat what the caller already has, nothing here is of use.
+        if depth == 0 || remaining < price || remaining - price <= must_beat {
             return (Vec::new(), -remaining);
         }
         // What is left cannot make a piece: even the smallest silhouette would rest on too few
@@ -520,6 +539,17 @@ impl Detector {
             let mut rest_region = region.clone();
             explain(&mut rest_region, &piece.outline_px);
             open_residual(&mut rest_region);
+            // The rest can at best explain every pixel left for one piece's price: a branch that
+            // cannot beat the best so far (or what the caller has) even then is not searched.
+            let bar = best.as_ref().map_or(must_beat, |(_, b)| b.max(must_beat));
+            let left = rest_region
+                .target
+                .iter()
+                .map(|v| f64::from(*v))
+                .sum::<f64>();
+            if score - price + (left - price).max(-left) <= bar {
+                continue;
+            }
             let mut rest_supports = supports.to_vec();
             if matches!(piece.resting, Resting::Upright | Resting::Stacked) {
                 // A piece of the same colour may stand on this one.
@@ -533,6 +563,7 @@ impl Detector {
                 allow_tilted,
                 1,
                 depth - 1,
+                bar - (score - price),
             );
             let total = score - self.params.min_region_px as f64 + rest_score;
             if best.as_ref().is_none_or(|(_, b)| total > *b) {
