@@ -53,12 +53,13 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
     let mut lab = Mat::default();
     imgproc::cvt_color_def(image, &mut lab, imgproc::COLOR_BGR2Lab).during("converting to Lab")?;
     let (w, h) = (lab.cols(), lab.rows());
-    // The table's colour around each pixel: a median at quarter resolution keeps it cheap.
-    let small_size = CvSize::new((w / 4).max(1), (h / 4).max(1));
+    // The table's colour around each pixel: a median at an eighth of the resolution keeps it
+    // cheap (the window, a few times a large piece, still spans 15 samples or more).
+    let small_size = CvSize::new((w / 8).max(1), (h / 8).max(1));
     let mut small = Mat::default();
     imgproc::resize(&lab, &mut small, small_size, 0.0, 0.0, imgproc::INTER_AREA)
         .during("shrinking the frame")?;
-    let k = ((model.background_window_px / 4) | 1).max(3) as i32;
+    let k = ((model.background_window_px / 8) | 1).max(3) as i32;
     let mut small_median = Mat::default();
     imgproc::median_blur(&small, &mut small_median, k).during("estimating the table colour")?;
     let mut table = Mat::default();
