@@ -1313,6 +1313,7 @@ fn relearn_where(
     let detector = Detector::new(model.clone());
     let seg = segment(image, model)?;
     let detections = detector.detect_in(&seg, camera)?;
+    let lab = seg.lab_bytes();
     let mut hues: Vec<Vec<f64>> = vec![Vec::new(); model.colors.len()];
     for d in &detections {
         let Some(color) = colour_of(d) else {
@@ -1343,7 +1344,10 @@ fn relearn_where(
                 if seg.classes[i] < 2 {
                     continue;
                 }
-                let lab = [seg.lab[3 * i], seg.lab[3 * i + 1], seg.lab[3 * i + 2]];
+                let Some(&[l, a, b]) = lab.get(3 * i..3 * i + 3) else {
+                    continue;
+                };
+                let lab = [l, a, b];
                 let (hue, chroma) = hue_and_chroma(lab);
                 if chroma >= model.min_chroma {
                     hues[slot].push(hue);

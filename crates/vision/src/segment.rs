@@ -17,11 +17,16 @@ pub struct Segmentation {
     /// Per pixel: 0 table, 1 unknown foreground, 2 + i the palette's colour i.
     pub classes: Vec<u8>,
     pub palette: Vec<Color>,
-    /// The frame in 8-bit Lab, row-major, 3 bytes a pixel.
-    pub lab: Vec<u8>,
+    /// The frame in 8-bit Lab (continuous, 3 bytes a pixel); read it with [`Segmentation::lab_bytes`].
+    lab: Mat,
 }
 
 impl Segmentation {
+    /// The frame in 8-bit Lab, row-major, 3 bytes a pixel.
+    pub fn lab_bytes(&self) -> &[u8] {
+        self.lab.data_bytes().unwrap_or(&[])
+    }
+
     /// The class of a colour's pixels, if the palette has it.
     pub(crate) fn class_of(&self, color: Color) -> Option<u8> {
         class_in(&self.palette, color)
@@ -72,12 +77,10 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
         imgproc::INTER_LINEAR,
     )
     .during("estimating the table colour")?;
-    let lab_bytes = continuous_bytes(&lab)?;
-    let table = if table.is_continuous() {
-        table
-    } else {
-        table.try_clone().during("copying a frame")?
-    };
+    // Classified in place: the Lab frame is kept as it is, not copied.
+    let lab = continuous(lab)?;
+    let lab_bytes = lab.data_bytes().during("reading a frame")?;
+    let table = continuous(table)?;
     let table_bytes = table.data_bytes().during("reading a frame")?;
     let palette = model.palette();
     let class_of = |color: Color| class_in(&palette, color).unwrap_or(UNKNOWN);
@@ -106,19 +109,17 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
         height: h.max(0) as usize,
         classes,
         palette,
-        lab: lab_bytes,
+        lab,
     })
 }
 
-fn continuous_bytes(mat: &Mat) -> Result<Vec<u8>, VisionError> {
-    let owned;
-    let mat = if mat.is_continuous() {
-        mat
+/// The matrix itself when its rows are contiguous, else a contiguous copy.
+fn continuous(mat: Mat) -> Result<Mat, VisionError> {
+    if mat.is_continuous() {
+        Ok(mat)
     } else {
-        owned = mat.try_clone().during("copying a frame")?;
-        &owned
-    };
-    Ok(mat.data_bytes().during("reading a frame")?.to_vec())
+        mat.try_clone().during("copying a frame")
+    }
 }
 
 /// The floor a frame's analysis is measured against: what any colour pipeline pays, OpenCV's
