@@ -1051,42 +1051,13 @@ impl Detector {
             let o = overlap_union(region, prefix, &[base_outline, top_outline]);
             o.on - self.params.leak_weight * o.off
         };
-        // Pattern search on the joint fit, repeating a move while it helps, from `step_mm` down.
-        let search = |mut best: Hypothesis, top: Size, mut step_mm: f64, stop_mm: f64| {
-            let mut best_score = joint(&best, top);
-            let mut step_yaw = 8f64.to_radians() * step_mm / 4.0;
-            while step_mm > stop_mm {
-                let mut improved = false;
-                for (dx, dy, dyaw) in [
-                    (1.0, 0.0, 0.0),
-                    (-1.0, 0.0, 0.0),
-                    (0.0, 1.0, 0.0),
-                    (0.0, -1.0, 0.0),
-                    (0.0, 0.0, 1.0),
-                    (0.0, 0.0, -1.0),
-                ] {
-                    loop {
-                        let candidate = Hypothesis {
-                            x: best.x + dx * step_mm,
-                            y: best.y + dy * step_mm,
-                            yaw: best.yaw + dyaw * step_yaw,
-                            ..best
-                        };
-                        let s = joint(&candidate, top);
-                        if s <= best_score {
-                            break;
-                        }
-                        best = candidate;
-                        best_score = s;
-                        improved = true;
-                    }
-                }
-                if !improved {
-                    step_mm /= 2.0;
-                    step_yaw /= 2.0;
-                }
-            }
-            (best_score, best, step_mm)
+        // The joint fit's pattern search, from `step_mm` down to `stop_mm`.
+        let search = |best: Hypothesis, top: Size, step_mm: f64, stop_mm: f64| {
+            let freedom = Freedom {
+                first_step_mm: step_mm,
+                tilt: false,
+            };
+            pattern_search(best, freedom, stop_mm, |h| joint(h, top))
         };
         let mut coarse = Vec::new();
         for base_size in sizes {
@@ -1193,65 +1164,73 @@ impl Detector {
         freedom: Freedom,
         stop_mm: f64,
     ) -> (f64, Hypothesis) {
-        let mut current = start;
-        let mut current_score = self.score(region, prefix, camera, &current).0;
-        let mut step_mm = freedom.first_step_mm;
-        let mut step_angle = 8f64.to_radians() * freedom.first_step_mm / 4.0;
-        let moves: &[(f64, f64, f64, f64)] = if freedom.tilt {
-            &[
-                (1.0, 0.0, 0.0, 0.0),
-                (-1.0, 0.0, 0.0, 0.0),
-                (0.0, 1.0, 0.0, 0.0),
-                (0.0, -1.0, 0.0, 0.0),
-                (0.0, 0.0, 1.0, 0.0),
-                (0.0, 0.0, -1.0, 0.0),
-                (0.0, 0.0, 0.0, 1.0),
-                (0.0, 0.0, 0.0, -1.0),
-            ]
-        } else {
-            &[
-                (1.0, 0.0, 0.0, 0.0),
-                (-1.0, 0.0, 0.0, 0.0),
-                (0.0, 1.0, 0.0, 0.0),
-                (0.0, -1.0, 0.0, 0.0),
-                (0.0, 0.0, 1.0, 0.0),
-                (0.0, 0.0, -1.0, 0.0),
-            ]
-        };
-        while step_mm > stop_mm {
-            let mut improved = false;
-            for (dx, dy, dyaw, dtilt) in moves {
-                // A move that helps is taken again until it stops helping: one score a step
-                // along a slope instead of a sweep of every move.
-                loop {
-                    let candidate = Hypothesis {
-                        x: current.x + dx * step_mm,
-                        y: current.y + dy * step_mm,
-                        yaw: current.yaw + dyaw * step_angle,
-                        tilt: if freedom.tilt {
-                            (current.tilt + dtilt * step_angle)
-                                .clamp(10f64.to_radians(), std::f64::consts::PI)
-                        } else {
-                            current.tilt
-                        },
-                        ..current
-                    };
-                    let s = self.score(region, prefix, camera, &candidate).0;
-                    if s <= current_score {
-                        break;
-                    }
-                    current = candidate;
-                    current_score = s;
-                    improved = true;
+        let (score, h, _) = pattern_search(start, freedom, stop_mm, |h| {
+            self.score(region, prefix, camera, h).0
+        });
+        (score, h)
+    }
+}
+
+/// Pattern search over position, yaw (and tilt when free), maximising `objective`: each move is
+/// taken again while it helps (one evaluation a step along a slope instead of a sweep of every
+/// move), and the steps are halved while they are longer than `stop_mm`. Returns the best
+/// value, where it is, and the step it stopped at.
+fn pattern_search(
+    start: Hypothesis,
+    freedom: Freedom,
+    stop_mm: f64,
+    mut objective: impl FnMut(&Hypothesis) -> f64,
+) -> (f64, Hypothesis, f64) {
+    const MOVES: [(f64, f64, f64, f64); 8] = [
+        (1.0, 0.0, 0.0, 0.0),
+        (-1.0, 0.0, 0.0, 0.0),
+        (0.0, 1.0, 0.0, 0.0),
+        (0.0, -1.0, 0.0, 0.0),
+        (0.0, 0.0, 1.0, 0.0),
+        (0.0, 0.0, -1.0, 0.0),
+        (0.0, 0.0, 0.0, 1.0),
+        (0.0, 0.0, 0.0, -1.0),
+    ];
+    let moves = if freedom.tilt {
+        &MOVES[..]
+    } else {
+        &MOVES[..6]
+    };
+    let mut current = start;
+    let mut current_score = objective(&current);
+    let mut step_mm = freedom.first_step_mm;
+    let mut step_angle = 8f64.to_radians() * freedom.first_step_mm / 4.0;
+    while step_mm > stop_mm {
+        let mut improved = false;
+        for (dx, dy, dyaw, dtilt) in moves {
+            loop {
+                let candidate = Hypothesis {
+                    x: current.x + dx * step_mm,
+                    y: current.y + dy * step_mm,
+                    yaw: current.yaw + dyaw * step_angle,
+                    tilt: if freedom.tilt {
+                        (current.tilt + dtilt * step_angle)
+                            .clamp(10f64.to_radians(), std::f64::consts::PI)
+                    } else {
+                        current.tilt
+                    },
+                    ..current
+                };
+                let s = objective(&candidate);
+                if s <= current_score {
+                    break;
                 }
-            }
-            if !improved {
-                step_mm /= 2.0;
-                step_angle /= 2.0;
+                current = candidate;
+                current_score = s;
+                improved = true;
             }
         }
-        (current_score, current)
+        if !improved {
+            step_mm /= 2.0;
+            step_angle /= 2.0;
+        }
     }
+    (current_score, current, step_mm)
 }
 
 /// How one colour's hue centre moved when the model was re-learnt.
