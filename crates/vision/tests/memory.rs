@@ -1,47 +1,16 @@
 //! Frames of a live camera: regions that did not change keep the pieces fitted to them, the
 //! regions that did are fitted again, and the scene comes out as a fresh analysis would.
 
-use koanscope_geometry::{Engine, PieceModels};
-use koanscope_scene::{Color, Piece, Scene, Size};
-use koanscope_vision::pose::{flat_tilt, pose_on_table};
+mod drawn;
+
+use drawn::{Drawn, four_apart};
+use koanscope_geometry::Engine;
+use koanscope_scene::{Color, Piece, Scene};
 use koanscope_vision::render::{draw_pieces, table_camera, with_sensor_noise};
 use koanscope_vision::{
     Camera, ColorModel, Detector, FitMemory, MemoryUse, analyze, analyze_remembering,
 };
-use nalgebra::Isometry3;
 use opencv::core::Mat;
-
-type Drawn = (Color, Size, Isometry3<f64>);
-
-/// Four koans apart on the table, one piece each, so each is a region of its own.
-fn table(moved_blue_by_mm: f64) -> Vec<Drawn> {
-    let models = PieceModels::default();
-    let upright =
-        |size: Size, x: f64, y: f64, yaw: f64| pose_on_table(&models.dims(size), 0.0, x, y, yaw);
-    let dims = models.dims(Size::Medium);
-    vec![
-        (
-            Color::Red,
-            Size::Large,
-            upright(Size::Large, 40.0, 60.0, 0.3),
-        ),
-        (
-            Color::Blue,
-            Size::Medium,
-            pose_on_table(&dims, flat_tilt(&dims), 160.0 + moved_blue_by_mm, 20.0, 2.0),
-        ),
-        (
-            Color::Yellow,
-            Size::Small,
-            upright(Size::Small, 110.0, 150.0, 1.1),
-        ),
-        (
-            Color::Green,
-            Size::Medium,
-            upright(Size::Medium, -60.0, 180.0, 0.0),
-        ),
-    ]
-}
 
 struct Analyser {
     camera: Camera,
@@ -120,7 +89,7 @@ fn same_pieces(a: &Scene, b: &Scene, mm: f64) {
 #[test]
 fn a_still_table_is_fitted_once_however_noisy_the_camera() {
     let a = Analyser::new();
-    let frame = a.draw(&table(0.0));
+    let frame = a.draw(&four_apart(0.0));
     let (first, used) = a.remembering(&frame);
     assert_eq!(first.pieces.len(), 4, "{:#?}", first.pieces);
     assert_eq!(used.reused, 0);
@@ -136,8 +105,8 @@ fn a_still_table_is_fitted_once_however_noisy_the_camera() {
 #[test]
 fn a_moved_piece_is_fitted_again_and_the_others_are_kept() {
     let a = Analyser::new();
-    let (before, _) = a.remembering(&with_noise(&a.draw(&table(0.0)), 3.0, 7));
-    let moved = with_noise(&a.draw(&table(12.0)), 3.0, 8);
+    let (before, _) = a.remembering(&with_noise(&a.draw(&four_apart(0.0)), 3.0, 7));
+    let moved = with_noise(&a.draw(&four_apart(12.0)), 3.0, 8);
     let (after, used) = a.remembering(&moved);
     assert!(
         used.fitted >= 1,
@@ -173,7 +142,7 @@ fn a_moved_piece_is_fitted_again_and_the_others_are_kept() {
 #[test]
 fn a_piece_taken_away_leaves_the_scene_and_one_put_back_is_found() {
     let a = Analyser::new();
-    let all = table(0.0);
+    let all = four_apart(0.0);
     let (_, _) = a.remembering(&a.draw(&all));
     let without_yellow: Vec<Drawn> = all
         .iter()

@@ -1,9 +1,12 @@
 //! Detection on a frame drawn from known poses with the crate's own camera model: runs on a
 //! fresh checkout, without the rendered dataset.
 
+mod drawn;
+
+use drawn::four_apart;
 use koanscope_geometry::{Engine, PieceModels};
 use koanscope_scene::{Color, Orientation, Size};
-use koanscope_vision::pose::{flat_tilt, pose_on_table};
+use koanscope_vision::pose::pose_on_table;
 use koanscope_vision::render::{draw_pieces, table_camera};
 use koanscope_vision::{Analysis, Camera, ColorModel, Detector, analyze};
 use nalgebra::Point3;
@@ -23,35 +26,7 @@ fn analysed(camera: &Camera, frame: &opencv::core::Mat) -> Analysis {
 #[test]
 fn pieces_drawn_from_known_poses_are_found_where_they_are() {
     let camera = table_camera();
-    let models = PieceModels::default();
-    let upright =
-        |size: Size, x: f64, y: f64, yaw: f64| pose_on_table(&models.dims(size), 0.0, x, y, yaw);
-    let flat = |size: Size, x: f64, y: f64, yaw: f64| {
-        let dims = models.dims(size);
-        pose_on_table(&dims, flat_tilt(&dims), x, y, yaw)
-    };
-    let pieces = [
-        (
-            Color::Red,
-            Size::Large,
-            upright(Size::Large, 40.0, 60.0, 0.3),
-        ),
-        (
-            Color::Blue,
-            Size::Medium,
-            flat(Size::Medium, 160.0, 20.0, 2.0),
-        ),
-        (
-            Color::Yellow,
-            Size::Small,
-            upright(Size::Small, 110.0, 150.0, 1.1),
-        ),
-        (
-            Color::Green,
-            Size::Medium,
-            upright(Size::Medium, -60.0, 180.0, 0.0),
-        ),
-    ];
+    let pieces = four_apart(0.0);
     let frame = draw_pieces(&camera, &pieces).expect("drawn");
     let analysis = analysed(&camera, &frame);
     assert_eq!(
