@@ -437,51 +437,15 @@ fn capture_loop(shared: &Shared, mut source: Reconnecting, mut occlusion: Occlus
 fn vision_worker(shared: &Shared, vision: &Vision) {
     let memory = FitMemory::new();
     while let Some((ticket, job)) = shared.mailbox.take() {
-        let name = format!("camera frame {}", job.index);
-        let [w, h] = [job.image.width(), job.image.height()];
-        let counters = &shared.counters;
-        if job.occlusion.occluded {
-            counters.hands_skipped.fetch_add(1, Ordering::Relaxed);
-            let analysed = Analysed {
-                index: job.index,
-                time: job.time,
-                picture: job.picture,
-                occlusion: job.occlusion,
-                result: Ok(None),
-            };
-            if !pass_to_tracker(shared, ticket, analysed) {
-                break;
-            }
-            continue;
-        }
-        let result = bgr_from_rgb(w, h, job.image.as_raw())
-            .and_then(|bgr| {
-                analyze_remembering(
-                    &bgr,
-                    Path::new(&name),
-                    &vision.camera,
-                    &vision.detector,
-                    &vision.engine,
-                    Some(&memory),
-                )
-            })
-            .map(|analysis| {
-                let shapes = overlay::shapes(&analysis, &vision.camera);
-                Some((analysis, shapes))
-            })
-            .map_err(|e| e.to_string());
-        // A frame that failed before the fit leaves the previous frame's counts there.
-        let used = if result.is_ok() {
-            memory.last_use()
+        let result = if job.occlusion.occluded {
+            shared
+                .counters
+                .hands_skipped
+                .fetch_add(1, Ordering::Relaxed);
+            Ok(None)
         } else {
-            Default::default()
+            fit_frame(&job, vision, &memory, &shared.counters).map(Some)
         };
-        counters
-            .regions_reused
-            .fetch_add(used.reused as u64, Ordering::Relaxed);
-        counters
-            .regions_fitted
-            .fetch_add(used.fitted as u64, Ordering::Relaxed);
         let analysed = Analysed {
             index: job.index,
             time: job.time,
@@ -489,8 +453,11 @@ fn vision_worker(shared: &Shared, vision: &Vision) {
             occlusion: job.occlusion,
             result,
         };
-        if !pass_to_tracker(shared, ticket, analysed) {
-            break;
+        let mut books = lock(&shared.books);
+        books.pending.insert(ticket, analysed);
+        if !track_in_order(shared, &mut books) {
+            shared.stop.store(true, Ordering::Relaxed);
+            shared.mailbox.close("the window closed".into());
         }
     }
     let mut books = lock(&shared.books);
@@ -508,17 +475,37 @@ fn vision_worker(shared: &Shared, vision: &Vision) {
     }
 }
 
-/// Leaves a frame for the tracker and passes on every frame whose turn has come; false (and the
-/// pipeline stopping) when the window has gone.
-fn pass_to_tracker(shared: &Shared, ticket: u64, analysed: Analysed) -> bool {
-    let mut books = lock(&shared.books);
-    books.pending.insert(ticket, analysed);
-    if track_in_order(shared, &mut books) {
-        return true;
-    }
-    shared.stop.store(true, Ordering::Relaxed);
-    shared.mailbox.close("the window closed".into());
-    false
+/// Analyses one frame through the worker's fit memory, counting the regions it kept and fitted.
+fn fit_frame(
+    job: &Job,
+    vision: &Vision,
+    memory: &FitMemory,
+    counters: &Counters,
+) -> Result<(Analysis, OverlayShapes), String> {
+    let name = format!("camera frame {}", job.index);
+    let [w, h] = [job.image.width(), job.image.height()];
+    let analysis = bgr_from_rgb(w, h, job.image.as_raw())
+        .and_then(|bgr| {
+            analyze_remembering(
+                &bgr,
+                Path::new(&name),
+                &vision.camera,
+                &vision.detector,
+                &vision.engine,
+                Some(memory),
+            )
+        })
+        .map_err(|e| e.to_string())?;
+    // Counted only after a fit: a frame that failed before it leaves the last frame's counts.
+    let used = memory.last_use();
+    counters
+        .regions_reused
+        .fetch_add(used.reused as u64, Ordering::Relaxed);
+    counters
+        .regions_fitted
+        .fetch_add(used.fitted as u64, Ordering::Relaxed);
+    let shapes = overlay::shapes(&analysis, &vision.camera);
+    Ok((analysis, shapes))
 }
 
 /// Passes every analysed frame whose turn has come to the tracker and sends its feed; false
