@@ -299,7 +299,7 @@ impl Detector {
                     // whose top is hidden by the one above would otherwise stack on that one.
                     let (found, score) =
                         self.explain_recalled(memory, &cache, region, camera, &supports);
-                    let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+                    let area = region.target_px();
                     // Standing behind a piece and resting on its tip fit the outline alike; they
                     // differ in which of the two is in front where they overlap, and the frame
                     // shows which. (Only the pieces under the tips: one above may be wrong yet.)
@@ -375,7 +375,7 @@ impl Detector {
             false,
             f64::NEG_INFINITY,
         );
-        let area = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+        let area = region.target_px();
         // No tilted explanation (at best every pixel, less one piece's price) could win.
         let best_possible = area - self.params.min_region_px as f64;
         if usual_score + self.params.tilted_margin * area >= best_possible {
@@ -512,7 +512,7 @@ impl Detector {
         depth: usize,
         must_beat: f64,
     ) -> (Vec<Detection>, f64) {
-        let remaining = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+        let remaining = region.target_px();
         let price = self.params.min_region_px as f64;
         // At best the pieces fitted here explain every pixel left for one piece's price: when
         // even that cannot beat what the caller already has, nothing here is of use.
@@ -542,11 +542,7 @@ impl Detector {
             // The rest can at best explain every pixel left for one piece's price: a branch that
             // cannot beat the best so far (or what the caller has) even then is not searched.
             let bar = best.as_ref().map_or(must_beat, |(_, b)| b.max(must_beat));
-            let left = rest_region
-                .target
-                .iter()
-                .map(|v| f64::from(*v))
-                .sum::<f64>();
+            let left = rest_region.target_px();
             if score - price + (left - price).max(-left) <= bar {
                 continue;
             }
@@ -686,7 +682,7 @@ impl Detector {
         keep: usize,
         freedom: Freedom,
     ) -> Option<(f64, Hypothesis)> {
-        // Coarse steps for every kept seed, the fine steps for the best of them only.
+        // Coarse steps for every kept seed; the best of them goes on.
         self.yaw_seeds(region, prefix, camera, start, period, steps)
             .into_iter()
             .take(keep)
@@ -854,7 +850,7 @@ impl Detector {
         }
         // The base of a same-colour tower, placed by fitting base and top together: alone, an
         // upright piece slides back to cover the top as well.
-        let remaining = region.target.iter().map(|v| f64::from(*v)).sum::<f64>();
+        let remaining = region.target_px();
         let best_so_far = all
             .iter()
             .map(|(s, _)| *s)

@@ -1,7 +1,7 @@
 //! What the fit found in earlier frames of one camera, region by region, so a live table re-fits
 //! only the regions that changed. A koan left alone gives the same regions frame after frame,
 //! up to the few edge pixels that camera noise flips; fitting them again would find the same
-//! pieces at a hundred times the cost of comparing the masks.
+//! pieces at many times the cost of comparing the masks.
 
 use std::cell::{Cell, RefCell};
 
@@ -10,7 +10,8 @@ use nalgebra::Point3;
 use crate::detect::Detection;
 use crate::region::Region;
 
-/// A region counts as unchanged when at most this share of its pixels changed class...
+/// A region counts as unchanged when at most this share of its pixels have no pixel of the
+/// other region within one pixel...
 const CHANGED_SHARE: f64 = 0.01;
 /// ...or at most this many, for small regions.
 const CHANGED_PX: usize = 6;
@@ -59,23 +60,17 @@ impl FitMemory {
     }
 
     /// The explanation of a region that showed (nearly) the same pixels over the same supports
-    /// when it was fitted, in an earlier frame or earlier in this one; kept for the next frame.
+    /// when it was fitted in an earlier frame; kept for the next frame. (Within a frame a region
+    /// is explained once per set of supports: the detector refits only when they change.)
     pub(crate) fn recall(
         &self,
         region: &Region,
         supports: &[Point3<f64>],
     ) -> Option<(Vec<Detection>, f64)> {
-        let find = |entries: &Vec<Remembered>| {
-            entries.iter().position(|m| {
+        let i =
+            self.last.borrow().iter().position(|m| {
                 same_supports(&m.supports, supports) && same_pixels(&m.region, region)
-            })
-        };
-        if let Some(i) = find(&self.this.borrow()) {
-            self.reused.set(self.reused.get() + 1);
-            let m = &self.this.borrow()[i];
-            return Some((m.found.clone(), m.score));
-        }
-        let i = find(&self.last.borrow())?;
+            })?;
         // Compared next time with the pixels it was fitted to, so slow drift still gets refitted.
         let m = self.last.borrow_mut().swap_remove(i);
         let found = (m.found.clone(), m.score);
@@ -120,12 +115,11 @@ fn same_supports(a: &[Point3<f64>], b: &[Point3<f64>]) -> bool {
 /// Whether two regions of one colour cover the same pixels up to camera noise: pixels of one
 /// that have no pixel of the other within one pixel (noise flips pixels along edges and in
 /// faint patches, a piece that moved leaves a band), compared over the image, box against box.
-pub(crate) fn same_pixels(a: &Region, b: &Region) -> bool {
+fn same_pixels(a: &Region, b: &Region) -> bool {
     if a.color != b.color {
         return false;
     }
-    let area = a.target.iter().filter(|&&v| v == 1).count();
-    let allowed = CHANGED_PX.max((CHANGED_SHARE * area as f64) as usize);
+    let allowed = CHANGED_PX.max((CHANGED_SHARE * a.target_px()) as usize);
     // Boxes that moved by more than a few pixels cannot hold the same region.
     let shift = a.x0.abs_diff(b.x0) + a.y0.abs_diff(b.y0);
     let grow = (a.x0 + a.w).abs_diff(b.x0 + b.w) + (a.y0 + a.h).abs_diff(b.y0 + b.h);

@@ -28,6 +28,11 @@ pub(crate) struct Region {
 }
 
 impl Region {
+    /// How many pixels are left to explain.
+    pub(crate) fn target_px(&self) -> f64 {
+        self.target.iter().map(|v| f64::from(*v)).sum()
+    }
+
     /// Mean pixel of what is left to explain.
     pub(crate) fn target_centre(&self) -> Option<Point2<f64>> {
         let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
