@@ -62,6 +62,10 @@ pub struct DetectParams {
     /// against one pixel of silhouette fit, when explanations of a region are compared (see
     /// [`crate::occlusion`]).
     pub depth_order_weight: f64,
+    /// An explanation that rests a piece on a tip found elsewhere is weighed by the depth order
+    /// even when its outline explains up to this share of the region's pixels less than
+    /// standing on the table does.
+    pub resting_outline_tolerance: f64,
 }
 
 impl Default for DetectParams {
@@ -79,6 +83,7 @@ impl Default for DetectParams {
             bridging_margin: -0.005,
             contact_snap_mm: 2.5,
             depth_order_weight: 1.0,
+            resting_outline_tolerance: 0.03,
         }
     }
 }
@@ -130,6 +135,9 @@ const BEST_FINISHED: usize = 2;
 /// Of the coarse fits standing on the table (each size, upright and flat), this many best take
 /// the fine steps.
 const ON_TABLE_FINISHED: usize = 3;
+
+/// Pieces explaining a region, and how well (see [`Detector::explain_region`]).
+pub(crate) type Reading = (Vec<Detection>, f64);
 
 /// Hypotheses with their scores.
 type Scored = Vec<(f64, Hypothesis)>;
@@ -251,7 +259,10 @@ impl Detector {
         let cache = FitCache::default();
         let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
-            .map(|r| self.explain_recalled(memory, &cache, r, camera, &[]))
+            .map(|r| {
+                let mut readings = self.readings_recalled(memory, &cache, r, camera, &[]);
+                readings.swap_remove(0)
+            })
             .unzip();
         // Towers of three colours need the middle piece before the top one: two more passes.
         let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
@@ -297,9 +308,17 @@ impl Detector {
                 if !supports.is_empty() && !same {
                     // Stacking must explain clearly better than standing on the table: a piece
                     // whose top is hidden by the one above would otherwise stack on that one.
-                    let (found, score) =
-                        self.explain_recalled(memory, &cache, region, camera, &supports);
                     let area = region.target_px();
+                    // The outline alone may prefer a piece standing on the table behind the
+                    // tips; readings that rest a piece on one are weighed too, by the frame's
+                    // depth order below, where the outline cannot tell them apart.
+                    let close = scores[i] - self.params.resting_outline_tolerance * area;
+                    let readings = self
+                        .readings_recalled(memory, &cache, region, camera, &supports)
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(k, (_, score))| *k == 0 || *score >= close)
+                        .map(|(_, reading)| reading);
                     // Standing behind a piece and resting on its tip fit the outline alike; they
                     // differ in which of the two is in front where they overlap, and the frame
                     // shows which. (Only the pieces under the tips: one above may be wrong yet.)
@@ -317,12 +336,22 @@ impl Detector {
                     let bridges = |f: &[Detection]| {
                         f.iter().filter(|d| d.resting == Resting::Bridging).count()
                     };
-                    let margin = if bridges(&found) > bridges(&per_region[i]) {
-                        self.params.bridging_margin
-                    } else {
-                        self.params.stacking_margin
-                    };
-                    if score + order(&found) > scores[i] + order(&per_region[i]) + margin * area {
+                    let first = scores[i] + order(&per_region[i]);
+                    let mut best: Option<(f64, Vec<Detection>, f64)> = None;
+                    for (found, score) in readings {
+                        let margin = if bridges(&found) > bridges(&per_region[i]) {
+                            self.params.bridging_margin
+                        } else {
+                            self.params.stacking_margin
+                        };
+                        let weighed = score + order(&found);
+                        if weighed > first + margin * area
+                            && best.as_ref().is_none_or(|(w, _, _)| weighed > *w)
+                        {
+                            best = Some((weighed, found, score));
+                        }
+                    }
+                    if let Some((_, found, score)) = best {
                         per_region[i] = found;
                         scores[i] = score;
                     }
@@ -337,24 +366,46 @@ impl Detector {
         Ok(per_region.into_iter().flatten().collect())
     }
 
-    /// [`Detector::explain_region`], or what the memory holds for the same region and supports.
-    fn explain_recalled(
+    /// The readings of a region (see [`Detector::readings`]), or what the memory holds for the
+    /// same region and supports.
+    fn readings_recalled(
         &self,
         memory: Option<&FitMemory>,
         cache: &FitCache,
         region: &Region,
         camera: &Camera,
         supports: &[Point3<f64>],
-    ) -> (Vec<Detection>, f64) {
+    ) -> Vec<Reading> {
         let Some(memory) = memory else {
-            return self.explain_region(cache, region.clone(), camera, supports);
+            return self.readings(cache, region, camera, supports);
         };
         if let Some(remembered) = memory.recall(region, supports) {
             return remembered;
         }
-        let (found, score) = self.explain_region(cache, region.clone(), camera, supports);
-        memory.remember(region, supports, &found, score);
-        (found, score)
+        let readings = self.readings(cache, region, camera, supports);
+        memory.remember(region, supports, &readings);
+        readings
+    }
+
+    /// How a region can be explained: first the best by its outline
+    /// ([`Detector::explain_region`]); then, when that rests no piece on the supports, one for
+    /// each of the best few pieces that would ([`Detector::explain_resting`]). A piece standing
+    /// on the table behind a tip can fit the outline as well as one stacked on it: the frame's
+    /// depth order tells them apart, and the caller weighs it.
+    fn readings(
+        &self,
+        cache: &FitCache,
+        region: &Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+    ) -> Vec<Reading> {
+        let best = self.explain_region(cache, region.clone(), camera, supports);
+        let resting = if supports.is_empty() || best.0.iter().any(rests_on_piece) {
+            Vec::new()
+        } else {
+            self.explain_resting(cache, region, camera, supports)
+        };
+        std::iter::once(best).chain(resting).collect()
     }
 
     /// Explains a region with the usual poses (upright, flat, stacked) and again allowing
@@ -404,6 +455,69 @@ impl Detector {
                 usual_score,
             )
         }
+    }
+
+    /// Explanations of a region whose first piece rests on the supports (stacked on a tip or
+    /// across two), one for each of the best few such pieces, whatever the outline alone
+    /// prefers: which of them is in front of its support, the caller weighs.
+    fn explain_resting(
+        &self,
+        cache: &FitCache,
+        region: &Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+    ) -> Vec<Reading> {
+        let prefix = Prefix::new(region);
+        let Some(centre_px) = region.target_centre() else {
+            return Vec::new();
+        };
+        let (all, _) = self.usual_cached(
+            cache,
+            region,
+            &prefix,
+            camera,
+            supports,
+            self.params.first_choices,
+            &centre_px,
+        );
+        let best_other = all
+            .iter()
+            .filter(|(_, h)| !matches!(h.resting, Resting::Stacked | Resting::Bridging))
+            .map(|(s, _)| *s)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mut resting: Vec<(f64, Hypothesis)> = all
+            .into_iter()
+            .filter(|(_, h)| matches!(h.resting, Resting::Stacked | Resting::Bridging))
+            .collect();
+        resting.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let price = self.params.min_region_px as f64;
+        let mut readings = Vec::new();
+        for (score, h) in resting.into_iter().take(self.params.first_choices) {
+            let Some(piece) = self.accept(region, &prefix, camera, &h, score - best_other) else {
+                continue;
+            };
+            let mut rest_region = region.clone();
+            explain(&mut rest_region, &piece.outline_px);
+            open_residual(&mut rest_region);
+            let mut rest_supports = supports.to_vec();
+            if piece.resting == Resting::Stacked {
+                rest_supports.push(apex_of(&piece, &self.pieces));
+            }
+            let (rest, rest_score) = self.greedy(
+                cache,
+                rest_region,
+                camera,
+                &rest_supports,
+                false,
+                1,
+                self.params.max_pieces_per_region - 1,
+                f64::NEG_INFINITY,
+            );
+            let mut found = vec![piece];
+            found.extend(rest);
+            readings.push((found, score - price + rest_score));
+        }
+        readings
     }
 
     /// Fits each piece of a region again with the others in place (the greedy order fitted the
@@ -885,6 +999,31 @@ impl Detector {
         (all, tower_base)
     }
 
+    /// [`Detector::usual_candidates`], computed once per region state and supports a frame.
+    #[allow(clippy::too_many_arguments)]
+    fn usual_cached(
+        &self,
+        cache: &FitCache,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        count: usize,
+        centre_px: &Point2<f64>,
+    ) -> Usual {
+        let key = fit_key(region, supports, count > 1);
+        let cached = cache.usual.borrow().get(&key).cloned();
+        match cached {
+            Some(hit) => hit,
+            None => {
+                let computed = self
+                    .usual_candidates(cache, region, prefix, camera, supports, count, centre_px);
+                cache.usual.borrow_mut().insert(key, computed.clone());
+                computed
+            }
+        }
+    }
+
     /// The best `count` single pieces for what is left of a region (each the best of its size
     /// and resting family), among those that explain enough of it, best first.
     fn fit_candidates(
@@ -902,17 +1041,8 @@ impl Detector {
             return Vec::new();
         };
         let sizes = [Size::Small, Size::Medium, Size::Large];
-        let key = fit_key(region, supports, count > 1);
-        let cached = cache.usual.borrow().get(&key).cloned();
-        let (mut all, tower_base) = match cached {
-            Some(hit) => hit,
-            None => {
-                let computed = self
-                    .usual_candidates(cache, region, &prefix, camera, supports, count, &centre_px);
-                cache.usual.borrow_mut().insert(key, computed.clone());
-                computed
-            }
-        };
+        let (mut all, tower_base) =
+            self.usual_cached(cache, region, &prefix, camera, supports, count, &centre_px);
         let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
             if let Some(c) = c
                 && best.as_ref().is_none_or(|(s, _)| c.0 > *s)
@@ -1443,6 +1573,11 @@ fn tip_covered(seg: &Segmentation, camera: &Camera, d: &Detection, pieces: &Piec
         .project_table(&below_tip)
         .and_then(|px| seg.class_at(&px))
         .is_some_and(|class| seg.class_of(d.color) != Some(class))
+}
+
+/// Whether a piece was fitted resting on other pieces (stacked on a tip or across two).
+fn rests_on_piece(d: &Detection) -> bool {
+    matches!(d.resting, Resting::Stacked | Resting::Bridging)
 }
 
 /// The apex of a detected piece, table frame.

@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 
 use nalgebra::Point3;
 
-use crate::detect::Detection;
+use crate::detect::Reading;
 use crate::region::Region;
 
 /// A region counts as unchanged when at most this share of its pixels have no pixel of the
@@ -18,12 +18,11 @@ const CHANGED_PX: usize = 6;
 /// Supports (tips of pieces found in other regions) count as the same within this, mm.
 const SAME_SUPPORT_MM: f64 = 0.5;
 
-/// One region's explanation, with what it depended on.
+/// One region's readings, with what they depended on.
 struct Remembered {
     region: Region,
     supports: Vec<Point3<f64>>,
-    found: Vec<Detection>,
-    score: f64,
+    readings: Vec<Reading>,
 }
 
 /// The explanations of the regions of the last frame fitted with this memory, and of the one
@@ -59,40 +58,29 @@ impl FitMemory {
         self.fitted.set(0);
     }
 
-    /// The explanation of a region that showed (nearly) the same pixels over the same supports
+    /// The readings of a region that showed (nearly) the same pixels over the same supports
     /// when it was fitted in an earlier frame; kept for the next frame. (Within a frame a region
     /// is explained once per set of supports: the detector refits only when they change.)
-    pub(crate) fn recall(
-        &self,
-        region: &Region,
-        supports: &[Point3<f64>],
-    ) -> Option<(Vec<Detection>, f64)> {
+    pub(crate) fn recall(&self, region: &Region, supports: &[Point3<f64>]) -> Option<Vec<Reading>> {
         let i =
             self.last.borrow().iter().position(|m| {
                 same_supports(&m.supports, supports) && same_pixels(&m.region, region)
             })?;
         // Compared next time with the pixels it was fitted to, so slow drift still gets refitted.
         let m = self.last.borrow_mut().swap_remove(i);
-        let found = (m.found.clone(), m.score);
+        let readings = m.readings.clone();
         self.this.borrow_mut().push(m);
         self.reused.set(self.reused.get() + 1);
-        Some(found)
+        Some(readings)
     }
 
     /// Notes what a region was fitted to, for the frames after.
-    pub(crate) fn remember(
-        &self,
-        region: &Region,
-        supports: &[Point3<f64>],
-        found: &[Detection],
-        score: f64,
-    ) {
+    pub(crate) fn remember(&self, region: &Region, supports: &[Point3<f64>], readings: &[Reading]) {
         self.fitted.set(self.fitted.get() + 1);
         self.this.borrow_mut().push(Remembered {
             region: region.clone(),
             supports: supports.to_vec(),
-            found: found.to_vec(),
-            score,
+            readings: readings.to_vec(),
         });
     }
 
