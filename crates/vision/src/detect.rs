@@ -286,6 +286,7 @@ impl Detector {
                     .filter(|(j, _, _)| *j == i)
                     .map(|(_, apex, _)| *apex)
                     .collect();
+                let all_tips: Vec<Point3<f64>> = apexes.iter().map(|(_, apex, _)| *apex).collect();
                 let supports: Vec<Point3<f64>> = apexes
                     .iter()
                     // A piece stacked on an apex covers it in the image: the region must have
@@ -293,7 +294,7 @@ impl Detector {
                     // covered (the middle of a tower of three, hidden by the top piece).
                     .filter(|(j, apex, d)| {
                         *j != i
-                            && !self.rests_on_any(d, &own_tips)
+                            && !self.rests_on_one_of(d, &all_tips, &own_tips)
                             && (region.near_pixels(camera, apex, 8.0, false)
                                 || (tip_covered(seg, camera, d, &self.pieces)
                                     && region.near_pixels(camera, apex, 8.0, true)))
@@ -1222,16 +1223,24 @@ impl Detector {
             .collect()
     }
 
-    /// Whether a piece fitted stacked sits on one of these tips (its cavity's apex within
-    /// [`SEATED_WITHIN_MM`]).
-    fn rests_on_any(&self, d: &Detection, tips: &[Point3<f64>]) -> bool {
+    /// Whether a piece fitted stacked sits on one of `these` tips: of all `tips` (its own aside),
+    /// the one nearest its cavity's apex, within [`SEATED_WITHIN_MM`]. In a tower the tips stand
+    /// a few millimetres apart on one axis: the middle piece sits on the base's tip, though the
+    /// top piece's tip (fitted too low) may be near its cavity's apex as well.
+    fn rests_on_one_of(&self, d: &Detection, tips: &[Point3<f64>], these: &[Point3<f64>]) -> bool {
         if d.resting != Resting::Stacked {
             return false;
         }
         let cavity_apex =
             d.table_from_piece * cavity_apex_piece(&self.dims(d.size), self.pieces.wall_mm);
-        tips.iter()
-            .any(|t| (t - cavity_apex).norm() < SEATED_WITHIN_MM)
+        let own_tip = apex_of(d, &self.pieces);
+        let seat = tips
+            .iter()
+            .filter(|t| (*t - own_tip).norm() > 1e-9)
+            .map(|t| (t, (t - cavity_apex).norm()))
+            .filter(|(_, distance)| *distance < SEATED_WITHIN_MM)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        seat.is_some_and(|(t, _)| these.iter().any(|own| (own - t).norm() < 1e-9))
     }
 
     /// Whether the face a bridging piece lies on covers every one of these apexes (within 2 mm).

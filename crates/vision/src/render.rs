@@ -1,16 +1,17 @@
 //! A plain renderer of pieces at known poses (flat-shaded silhouettes over a two-tone table), for
 //! tests and benchmarks that must run without photographs. It is no substitute for real frames:
-//! no faces, shading, translucency or shadows.
+//! no faces, shading, translucency or shadows, and edges exact to the pixel (add
+//! [`with_sensor_noise`] for ragged ones).
 
 use koanscope_geometry::PieceModels;
 use koanscope_scene::{Color, Size};
 use nalgebra::Isometry3;
-use opencv::core::{CV_8UC3, Mat, Point, Scalar, Vector};
+use opencv::core::{CV_8UC3, Mat, Point, Scalar};
 use opencv::imgproc;
 
 use crate::camera::Camera;
 use crate::error::{CvContext, VisionError};
-use crate::pose::silhouette;
+use crate::pose::{row_span, silhouette};
 
 /// The colour a piece is drawn in, BGR.
 fn plastic(color: Color) -> Scalar {
@@ -51,12 +52,35 @@ pub fn draw_pieces(
         let Some(outline) = silhouette(camera, &models.dims(*size), pose) else {
             continue;
         };
-        let points: Vector<Point> = outline
+        // Exactly the pixels whose centres lie inside the silhouette, as the fit counts them:
+        // an anti-aliased or rounded edge adds a rim that no pose of the piece explains.
+        let top = outline.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
+        let bottom = outline
             .iter()
-            .map(|p| Point::new(p.x.round() as i32, p.y.round() as i32))
-            .collect();
-        imgproc::fill_convex_poly(&mut frame, &points, plastic(*color), imgproc::LINE_AA, 0)
+            .map(|p| p.y)
+            .fold(f64::NEG_INFINITY, f64::max);
+        for y in (top.ceil().max(0.0) as i32)..=(bottom.floor().min(f64::from(h - 1)) as i32) {
+            let Some((lo, hi)) = row_span(&outline, f64::from(y)) else {
+                continue;
+            };
+            let (x0, x1) = (
+                lo.ceil().max(0.0) as i32,
+                hi.floor().min(f64::from(w - 1)) as i32,
+            );
+            if x0 > x1 {
+                continue;
+            }
+            imgproc::line(
+                &mut frame,
+                Point::new(x0, y),
+                Point::new(x1, y),
+                plastic(*color),
+                1,
+                imgproc::LINE_8,
+                0,
+            )
             .during("drawing a piece")?;
+        }
     }
     Ok(frame)
 }

@@ -93,3 +93,56 @@ fn a_tower_of_three_colours_is_one_tower() {
     assert_eq!(scene.koans.len(), 1, "{:#?}", scene.koans);
     assert_eq!(scene.koans[0].towers, vec![expected], "{}", describe());
 }
+
+/// The commonest tower, a piece of another colour on the tip of a bigger one, wherever it stands
+/// in view: a bigger piece standing behind the base, or one nested over it, can fit the top's
+/// outline nearly as well, and only which colour shows where they overlap tells them apart.
+#[test]
+fn a_two_colour_tower_is_a_tower_wherever_it_stands() {
+    let camera = table_camera();
+    let models = PieceModels::default();
+    let placer = koanscope_geometry::Placer::default();
+    let mut wrong = Vec::new();
+    for (base_size, top_size, base_color, top_color) in [
+        (Size::Large, Size::Medium, Color::Red, Color::Yellow),
+        (Size::Medium, Size::Small, Color::Yellow, Color::Green),
+        (Size::Large, Size::Small, Color::Green, Color::Blue),
+    ] {
+        for x in [-150.0, -50.0, 50.0, 150.0] {
+            for y in [-50.0, 50.0, 150.0, 250.0] {
+                let base = pose_on_table(&models.dims(base_size), 0.0, x, y, 0.4);
+                let top = placer.on_tip(base_size, &base, top_size).expect("it rests");
+                let frame = draw_pieces(
+                    &camera,
+                    &[(base_color, base_size, base), (top_color, top_size, top)],
+                )
+                .expect("drawn");
+                let scene = analysed(&camera, &frame).scene;
+                let found = |color: Color, size: Size| {
+                    scene
+                        .pieces
+                        .iter()
+                        .find(|p| p.color == color && p.size == size)
+                        .map(|p| p.id)
+                };
+                let tower = found(base_color, base_size).zip(found(top_color, top_size));
+                let is_tower = tower.is_some_and(|(b, t)| {
+                    scene.pieces.len() == 2
+                        && scene.koans.len() == 1
+                        && scene.koans[0].towers == vec![vec![b, t]]
+                });
+                if !is_tower {
+                    let seen: Vec<String> = scene
+                        .pieces
+                        .iter()
+                        .map(|p| format!("{} {:?}", p.color, p.size))
+                        .collect();
+                    wrong.push(format!(
+                        "{top_color} on {base_color} at ({x}, {y}): {seen:?}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "not one tower:\n{}", wrong.join("\n"));
+}
