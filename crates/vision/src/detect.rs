@@ -59,8 +59,8 @@ pub struct DetectParams {
     /// silhouette fit can tell (see [`crate::contact`]).
     pub contact_snap_mm: f64,
     /// What one overlap pixel whose colour agrees with the depth order of two pieces is worth
-    /// against one pixel of silhouette fit, when explanations of a region are compared (see
-    /// [`crate::occlusion`]).
+    /// against one pixel of silhouette fit, when explanations of a region are compared (where
+    /// two fitted silhouettes overlap, the frame shows the colour of the nearer piece).
     pub depth_order_weight: f64,
     /// An explanation that rests a piece on a tip found elsewhere is weighed by the depth order
     /// even when its outline explains up to this share of the region's pixels less than
