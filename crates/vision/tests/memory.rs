@@ -156,3 +156,39 @@ fn a_piece_taken_away_leaves_the_scene_and_one_put_back_is_found() {
     assert_eq!(four.pieces.len(), 4, "{:#?}", four.pieces);
     assert!(used.fitted >= 1, "{used:?}");
 }
+
+/// A tower is read by weighing several explanations of its top's region (here the outline
+/// prefers a medium standing behind the base to the small resting on its tip): the memory keeps
+/// them all, so a still tower is fitted once and stays a tower, frame after noisy frame.
+#[test]
+fn a_still_tower_is_fitted_once_and_stays_a_tower() {
+    use koanscope_geometry::{PieceModels, Placer};
+    use koanscope_scene::Size;
+    use koanscope_vision::pose::pose_on_table;
+    let a = Analyser::new();
+    let models = PieceModels::default();
+    let base = pose_on_table(&models.dims(Size::Large), 0.0, 150.0, -50.0, 0.4);
+    let top = Placer::default()
+        .on_tip(Size::Large, &base, Size::Small)
+        .expect("a small rests on a large");
+    let frame = a.draw(&[
+        (Color::Green, Size::Large, base),
+        (Color::Blue, Size::Small, top),
+    ]);
+    let tower = |scene: &Scene| {
+        let (green, blue) = (piece_of(scene, Color::Green), piece_of(scene, Color::Blue));
+        assert_eq!(blue.size, Size::Small, "{:#?}", scene.pieces);
+        assert_eq!(scene.koans.len(), 1, "{:#?}", scene.koans);
+        assert_eq!(scene.koans[0].towers, vec![vec![green.id, blue.id]]);
+    };
+    let (first, used) = a.remembering(&with_noise(&frame, 3.0, 0));
+    tower(&first);
+    // The top's region is explained twice: alone, then over the base's tip.
+    assert!(used.fitted >= 3, "{used:?}");
+    for seed in 1..=3 {
+        let (again, used) = a.remembering(&with_noise(&frame, 3.0, seed));
+        assert_eq!(used.fitted, 0, "frame {seed}: {used:?}");
+        tower(&again);
+        same_pieces(&first, &again, 1e-9);
+    }
+}
