@@ -17,7 +17,7 @@ use crate::error::{CvContext, VisionError};
 use crate::image::size_of;
 use crate::memory::FitMemory;
 use crate::overlay;
-use crate::pose::Resting;
+use crate::pose::{Resting, silhouette};
 
 /// The scene a frame shows, the detections behind it, and anything the user should know.
 pub struct Analysis {
@@ -105,8 +105,19 @@ pub fn analyze_remembering(
         engine,
         detector.params.contact_snap_mm,
     );
+    // Where a piece was seated or moved into contact, the overlay outlines it where the scene
+    // has it (its axis is drawn from there too), not where the fit left it. Its image position
+    // stays where the camera saw it.
     for (d, p) in detections.iter_mut().zip(&pieces) {
+        if d.table_from_piece == p.table_from_piece {
+            continue;
+        }
         d.table_from_piece = p.table_from_piece;
+        if let Some(outline) =
+            silhouette(camera, &detector.pieces.dims(d.size), &p.table_from_piece)
+        {
+            d.outline_px = outline;
+        }
     }
     let mut scene = Scene::from_pieces(pieces);
     scene.source = Some(image_path.display().to_string());

@@ -4,7 +4,7 @@
 //! are moved into contact along their nearest points, and each is reported, so the Master is
 //! warned that the camera judged the contact rather than measured it.
 
-use koanscope_geometry::{Engine, PieceModels};
+use koanscope_geometry::{Engine, PieceModels, Placer};
 
 use crate::pose::cavity_apex_piece;
 use koanscope_scene::{JudgmentCall, Piece, Scene};
@@ -107,6 +107,7 @@ pub fn seat_stacked(pieces: &mut [Piece], stacked: &[bool], models: &PieceModels
         let z = |i: usize| pieces[i].table_from_piece.translation.z;
         z(a).total_cmp(&z(b))
     });
+    let placer = Placer::new(*models);
     let mut seated = 0;
     for i in order {
         let seat = cavity_apex(&pieces[i]);
@@ -117,8 +118,14 @@ pub fn seat_stacked(pieces: &mut [Piece], stacked: &[bool], models: &PieceModels
             .filter(|(_, d)| *d <= SEATED_WITHIN_MM)
             .min_by(|a, b| a.1.total_cmp(&b.1));
         if let Some((j, _)) = under {
-            // The piece stands upright: its base centre is straight under its cavity's apex.
-            let base = tip(&pieces[j]) - seat.coords;
+            // The piece stands upright on the lower one's axis, as high as the geometry rests
+            // it (its cavity's rim on the lower faces, or apex on tip, whichever meets first).
+            let mut base = tip(&pieces[j]) - seat.coords;
+            if let Some(rest) =
+                placer.on_tip(pieces[j].size, &pieces[j].table_from_piece, pieces[i].size)
+            {
+                base.z = rest.translation.z;
+            }
             pieces[i].table_from_piece.translation = Translation3::from(base.coords);
             seated += 1;
         }
@@ -280,7 +287,7 @@ mod tests {
         assert!(before.koans[0].towers.is_empty(), "{:?}", before.koans[0]);
         assert_eq!(seat_stacked(&mut pieces, &[false, true], &models), 1);
         let moved = pieces[1].table_from_piece.translation.vector - on_tip.translation.vector;
-        assert!(moved.norm() < 0.5, "seated {moved:?} from where it rests");
+        assert!(moved.norm() < 1e-6, "seated {moved:?} from where it rests");
         let mut after = Scene::from_pieces(pieces);
         engine.derive(&mut after);
         assert_eq!(after.koans[0].towers, vec![vec![0, 1]]);
