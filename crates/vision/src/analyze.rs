@@ -90,10 +90,7 @@ pub fn analyze_remembering(
             piece
         })
         .collect();
-    let raised: Vec<bool> = detections
-        .iter()
-        .map(|d| matches!(d.resting, Resting::Stacked | Resting::Bridging))
-        .collect();
+    let raised: Vec<bool> = detections.iter().map(|d| d.resting.on_pieces()).collect();
     let stacked: Vec<bool> = detections
         .iter()
         .map(|d| d.resting == Resting::Stacked)

@@ -277,29 +277,27 @@ impl Detector {
                         .map(move |d| (i, apex_of(d, &self.pieces), d.clone()))
                 })
                 .collect();
+            // The region of the tip each of those pieces sits on, if it is stacked: a piece
+            // resting on a region's own tip cannot hold up that region in turn.
+            let seats: Vec<Option<usize>> = (0..apexes.len())
+                .map(|k| self.seat_region(&apexes, k))
+                .collect();
             let mut changed = false;
             for (i, region) in regions.iter().enumerate() {
-                // The tips of this region's own pieces: a piece resting on one of them cannot
-                // hold up this region in turn.
-                let own_tips: Vec<Point3<f64>> = apexes
-                    .iter()
-                    .filter(|(j, _, _)| *j == i)
-                    .map(|(_, apex, _)| *apex)
-                    .collect();
-                let all_tips: Vec<Point3<f64>> = apexes.iter().map(|(_, apex, _)| *apex).collect();
                 let supports: Vec<Point3<f64>> = apexes
                     .iter()
+                    .zip(&seats)
                     // A piece stacked on an apex covers it in the image: the region must have
                     // pixels right around it, or pixels of another piece there when the tip is
                     // covered (the middle of a tower of three, hidden by the top piece).
-                    .filter(|(j, apex, d)| {
+                    .filter(|((j, apex, d), seat)| {
                         *j != i
-                            && !self.rests_on_one_of(d, &all_tips, &own_tips)
+                            && **seat != Some(i)
                             && (region.near_pixels(camera, apex, 8.0, false)
                                 || (tip_covered(seg, camera, d, &self.pieces)
                                     && region.near_pixels(camera, apex, 8.0, true)))
                     })
-                    .map(|(_, apex, _)| *apex)
+                    .map(|((_, apex, _), _)| *apex)
                     .collect();
                 let same = supports.len() == refitted_with[i].len()
                     && supports
@@ -401,7 +399,7 @@ impl Detector {
         supports: &[Point3<f64>],
     ) -> Vec<Reading> {
         let best = self.explain_region(cache, region.clone(), camera, supports);
-        let resting = if supports.is_empty() || best.0.iter().any(rests_on_piece) {
+        let resting = if supports.is_empty() || best.0.iter().any(|d| d.resting.on_pieces()) {
             Vec::new()
         } else {
             self.explain_resting(cache, region, camera, supports)
@@ -472,7 +470,7 @@ impl Detector {
         let Some(centre_px) = region.target_centre() else {
             return Vec::new();
         };
-        let (all, _) = self.usual_cached(
+        let (all, _) = self.usual_candidates(
             cache,
             region,
             &prefix,
@@ -483,12 +481,12 @@ impl Detector {
         );
         let best_other = all
             .iter()
-            .filter(|(_, h)| !matches!(h.resting, Resting::Stacked | Resting::Bridging))
+            .filter(|(_, h)| !h.resting.on_pieces())
             .map(|(s, _)| *s)
             .fold(f64::NEG_INFINITY, f64::max);
         let mut resting: Vec<(f64, Hypothesis)> = all
             .into_iter()
-            .filter(|(_, h)| matches!(h.resting, Resting::Stacked | Resting::Bridging))
+            .filter(|(_, h)| h.resting.on_pieces())
             .collect();
         resting.sort_by(|a, b| b.0.total_cmp(&a.0));
         let price = self.params.min_region_px as f64;
@@ -851,7 +849,8 @@ impl Detector {
 
     /// The best fit of each size and resting family on the table, stacked on the supports or
     /// bridging two of them, and (when several are wanted) the base of a same-colour tower:
-    /// everything [`Detector::fit_candidates`] considers except tilted pieces.
+    /// everything [`Detector::fit_candidates`] considers except tilted pieces. Computed once
+    /// per region state and supports a frame.
     #[allow(clippy::too_many_arguments)]
     fn usual_candidates(
         &self,
@@ -864,6 +863,10 @@ impl Detector {
         centre_px: &Point2<f64>,
     ) -> Usual {
         use std::f64::consts::{FRAC_PI_2, TAU};
+        let key = fit_key(region, supports, count > 1);
+        if let Some(hit) = cache.usual.borrow().get(&key) {
+            return hit.clone();
+        }
         let centre_px = *centre_px;
         let mut all: Vec<(f64, Hypothesis)> = Vec::new();
         let sizes = [Size::Small, Size::Medium, Size::Large];
@@ -997,32 +1000,9 @@ impl Detector {
         } else {
             Vec::new()
         };
-        (all, tower_base)
-    }
-
-    /// [`Detector::usual_candidates`], computed once per region state and supports a frame.
-    #[allow(clippy::too_many_arguments)]
-    fn usual_cached(
-        &self,
-        cache: &FitCache,
-        region: &Region,
-        prefix: &Prefix,
-        camera: &Camera,
-        supports: &[Point3<f64>],
-        count: usize,
-        centre_px: &Point2<f64>,
-    ) -> Usual {
-        let key = fit_key(region, supports, count > 1);
-        let cached = cache.usual.borrow().get(&key).cloned();
-        match cached {
-            Some(hit) => hit,
-            None => {
-                let computed = self
-                    .usual_candidates(cache, region, prefix, camera, supports, count, centre_px);
-                cache.usual.borrow_mut().insert(key, computed.clone());
-                computed
-            }
-        }
+        let usual = (all, tower_base);
+        cache.usual.borrow_mut().insert(key, usual.clone());
+        usual
     }
 
     /// The best `count` single pieces for what is left of a region (each the best of its size
@@ -1043,7 +1023,7 @@ impl Detector {
         };
         let sizes = [Size::Small, Size::Medium, Size::Large];
         let (mut all, tower_base) =
-            self.usual_cached(cache, region, &prefix, camera, supports, count, &centre_px);
+            self.usual_candidates(cache, region, &prefix, camera, supports, count, &centre_px);
         let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
             if let Some(c) = c
                 && best.as_ref().is_none_or(|(s, _)| c.0 > *s)
@@ -1223,24 +1203,24 @@ impl Detector {
             .collect()
     }
 
-    /// Whether a piece fitted stacked sits on one of `these` tips: of all `tips` (its own aside),
-    /// the one nearest its cavity's apex, within [`SEATED_WITHIN_MM`]. In a tower the tips stand
-    /// a few millimetres apart on one axis: the middle piece sits on the base's tip, though the
-    /// top piece's tip (fitted too low) may be near its cavity's apex as well.
-    fn rests_on_one_of(&self, d: &Detection, tips: &[Point3<f64>], these: &[Point3<f64>]) -> bool {
+    /// The region of the tip that `tips[k]`'s piece, if fitted stacked, sits on: of all the
+    /// other tips, the one nearest its cavity's apex, within [`SEATED_WITHIN_MM`]. In a tower
+    /// the tips stand a few millimetres apart on one axis: the middle piece sits on the base's
+    /// tip, though the top piece's tip (fitted too low) may be near its cavity's apex as well.
+    fn seat_region(&self, tips: &[(usize, Point3<f64>, Detection)], k: usize) -> Option<usize> {
+        let d = &tips[k].2;
         if d.resting != Resting::Stacked {
-            return false;
+            return None;
         }
         let cavity_apex =
             d.table_from_piece * cavity_apex_piece(&self.dims(d.size), self.pieces.wall_mm);
-        let own_tip = apex_of(d, &self.pieces);
-        let seat = tips
-            .iter()
-            .filter(|t| (*t - own_tip).norm() > 1e-9)
-            .map(|t| (t, (t - cavity_apex).norm()))
+        tips.iter()
+            .enumerate()
+            .filter(|(other, _)| *other != k)
+            .map(|(_, (region, tip, _))| (*region, (tip - cavity_apex).norm()))
             .filter(|(_, distance)| *distance < SEATED_WITHIN_MM)
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        seat.is_some_and(|(t, _)| these.iter().any(|own| (own - t).norm() < 1e-9))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(region, _)| region)
     }
 
     /// Whether the face a bridging piece lies on covers every one of these apexes (within 2 mm).
@@ -1582,11 +1562,6 @@ fn tip_covered(seg: &Segmentation, camera: &Camera, d: &Detection, pieces: &Piec
         .project_table(&below_tip)
         .and_then(|px| seg.class_at(&px))
         .is_some_and(|class| seg.class_of(d.color) != Some(class))
-}
-
-/// Whether a piece was fitted resting on other pieces (stacked on a tip or across two).
-fn rests_on_piece(d: &Detection) -> bool {
-    matches!(d.resting, Resting::Stacked | Resting::Bridging)
 }
 
 /// The apex of a detected piece, table frame.

@@ -20,6 +20,14 @@ pub enum Resting {
     Bridging,
 }
 
+impl Resting {
+    /// Whether the piece rests on other pieces (stacked on a tip or across two), not on the
+    /// table.
+    pub fn on_pieces(self) -> bool {
+        matches!(self, Resting::Stacked | Resting::Bridging)
+    }
+}
+
 /// The five corners of a pyramid in its own frame: base corners then apex.
 pub fn vertices_piece(dims: &PyramidDims) -> [Point3<f64>; 5] {
     let a = dims.base_mm / 2.0;
