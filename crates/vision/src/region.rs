@@ -378,12 +378,14 @@ fn row_range(polygons: &[&[Point2<f64>]]) -> Option<(i64, usize)> {
     (last >= first).then_some((first, (last - first + 1) as usize))
 }
 
-pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Overlap {
+/// The pixels a convex silhouette covers, those whose centres lie inside it: `run(y, xa, xb)`
+/// for each image row's run `xa..=xb`, top to bottom. What the fit counts, and what the test
+/// renderer draws. (`run` must not call back in here: the rows live in [`SPANS`].)
+#[inline(always)]
+pub(crate) fn for_each_run(polygon_px: &[Point2<f64>], mut run: impl FnMut(i64, i64, i64)) {
     let Some((first, rows)) = row_range(&[polygon_px]) else {
-        return Overlap::default();
+        return;
     };
-    let oy = region.y0 as i64;
-    let mut acc = [0i64; 3];
     SPANS.with_borrow_mut(|spans| {
         spans.resize(rows, (0.0, 0.0));
         fill_spans(polygon_px, first, &mut spans[..rows]);
@@ -395,8 +397,16 @@ pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64
             if xb < xa {
                 continue;
             }
-            count_run(region, prefix, first + k as i64 - oy, xa, xb, &mut acc);
+            run(first + k as i64, xa, xb);
         }
+    });
+}
+
+pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Overlap {
+    let oy = region.y0 as i64;
+    let mut acc = [0i64; 3];
+    for_each_run(polygon_px, |y, xa, xb| {
+        count_run(region, prefix, y - oy, xa, xb, &mut acc)
     });
     Overlap {
         on: acc[0] as f64,

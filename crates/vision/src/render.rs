@@ -11,7 +11,8 @@ use opencv::imgproc;
 
 use crate::camera::Camera;
 use crate::error::{CvContext, VisionError};
-use crate::pose::{row_span, silhouette};
+use crate::pose::silhouette;
+use crate::region::for_each_run;
 
 /// The colour a piece is drawn in, BGR.
 fn plastic(color: Color) -> Scalar {
@@ -52,35 +53,25 @@ pub fn draw_pieces(
         let Some(outline) = silhouette(camera, &models.dims(*size), pose) else {
             continue;
         };
-        // Exactly the pixels whose centres lie inside the silhouette, as the fit counts them:
-        // an anti-aliased or rounded edge adds a rim that no pose of the piece explains.
-        let top = outline.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
-        let bottom = outline
-            .iter()
-            .map(|p| p.y)
-            .fold(f64::NEG_INFINITY, f64::max);
-        for y in (top.ceil().max(0.0) as i32)..=(bottom.floor().min(f64::from(h - 1)) as i32) {
-            let Some((lo, hi)) = row_span(&outline, f64::from(y)) else {
-                continue;
-            };
-            let (x0, x1) = (
-                lo.ceil().max(0.0) as i32,
-                hi.floor().min(f64::from(w - 1)) as i32,
-            );
-            if x0 > x1 {
-                continue;
+        // Exactly the pixels the fit counts as the silhouette's: an anti-aliased or rounded
+        // edge adds a rim that no pose of the piece explains.
+        let mut drawn = Ok(());
+        for_each_run(&outline, |y, xa, xb| {
+            let (x0, x1) = (xa.max(0), xb.min(i64::from(w - 1)));
+            if drawn.is_err() || y < 0 || y >= i64::from(h) || x0 > x1 {
+                return;
             }
-            imgproc::line(
+            drawn = imgproc::line(
                 &mut frame,
-                Point::new(x0, y),
-                Point::new(x1, y),
+                Point::new(x0 as i32, y as i32),
+                Point::new(x1 as i32, y as i32),
                 plastic(*color),
                 1,
                 imgproc::LINE_8,
                 0,
-            )
-            .during("drawing a piece")?;
-        }
+            );
+        });
+        drawn.during("drawing a piece")?;
     }
     Ok(frame)
 }
