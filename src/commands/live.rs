@@ -94,7 +94,7 @@ pub struct Args {
     pub window: WindowArgs,
 }
 
-fn parse_resolution(text: &str) -> anyhow::Result<[u32; 2]> {
+pub(crate) fn parse_resolution(text: &str) -> anyhow::Result<[u32; 2]> {
     let (w, h) = text.split_once(['x', 'X']).with_context(|| {
         format!("--resolution {text:?}: write it as WIDTHxHEIGHT, e.g. 1280x720")
     })?;

@@ -5,7 +5,6 @@ use std::path::Path;
 use koanscope_geometry::Engine;
 use koanscope_scene::{KoanId, Orientation, Piece, PieceId, Scene, Size};
 use opencv::core::{self, Mat, Point, Scalar, Vector};
-use opencv::imgcodecs;
 use opencv::imgproc;
 use opencv::prelude::*;
 
@@ -258,22 +257,5 @@ pub fn write_overlay(
         }
         text(&mut canvas, &piece.short_label, &piece.label_px, 0.4, white)?;
     }
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| VisionError::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    }
-    let name = path.to_str().ok_or_else(|| VisionError::Write {
-        path: path.to_path_buf(),
-        source: std::io::Error::other("the path is not UTF-8"),
-    })?;
-    let written = imgcodecs::imwrite_def(name, &canvas).during("writing the overlay")?;
-    if !written {
-        return Err(VisionError::Write {
-            path: path.to_path_buf(),
-            source: std::io::Error::other("OpenCV could not encode it (use .png or .jpg)"),
-        });
-    }
-    Ok(())
+    crate::image::write_bgr(path, &canvas)
 }

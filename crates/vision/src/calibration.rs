@@ -65,12 +65,32 @@ pub struct BoardView {
 
 /// Finds the board's inner corners to sub-pixel accuracy, or says it is not there.
 pub fn find_board(image: &Mat, path: &Path, board: &Chessboard) -> Result<BoardView, VisionError> {
+    find_board_with(image, path, board, 0)
+}
+
+/// [`find_board`] for the frames of a camera feed, most of which show no board or a board on
+/// its way: OpenCV's fast check gives up on those early (a frame without a board otherwise
+/// costs a full search).
+pub fn find_board_in_feed(
+    image: &Mat,
+    path: &Path,
+    board: &Chessboard,
+) -> Result<BoardView, VisionError> {
+    find_board_with(image, path, board, calib3d::CALIB_CB_FAST_CHECK)
+}
+
+fn find_board_with(
+    image: &Mat,
+    path: &Path,
+    board: &Chessboard,
+    extra_flags: i32,
+) -> Result<BoardView, VisionError> {
     let mut gray = Mat::default();
     imgproc::cvt_color_def(image, &mut gray, imgproc::COLOR_BGR2GRAY)
         .during("converting to grey")?;
     let pattern = Size::new(board.cols, board.rows);
     let mut corners = Vector::<Point2f>::new();
-    let flags = calib3d::CALIB_CB_ADAPTIVE_THRESH | calib3d::CALIB_CB_NORMALIZE_IMAGE;
+    let flags = calib3d::CALIB_CB_ADAPTIVE_THRESH | calib3d::CALIB_CB_NORMALIZE_IMAGE | extra_flags;
     let found = calib3d::find_chessboard_corners(&gray, pattern, &mut corners, flags)
         .during("looking for the chessboard")?;
     if !found || corners.len() != board.corner_count() {

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use opencv::core::Mat;
+/// The image type every vision function takes (BGR, 8 bits a channel), so callers need not
+/// depend on the opencv crate to hold one.
+pub use opencv::core::Mat;
 use opencv::imgcodecs;
 use opencv::prelude::*;
 
@@ -22,6 +24,27 @@ pub fn read_bgr(path: &Path) -> Result<Mat, VisionError> {
         return Err(unreadable());
     }
     Ok(image)
+}
+
+/// Writes an image as PNG or JPEG (by the file's extension), making its folder if need be.
+pub fn write_bgr(path: &Path, image: &Mat) -> Result<(), VisionError> {
+    let failed = |source| VisionError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(failed)?;
+    }
+    let name = path
+        .to_str()
+        .ok_or_else(|| failed(std::io::Error::other("the path is not UTF-8")))?;
+    let written = imgcodecs::imwrite_def(name, image).during("writing an image")?;
+    if !written {
+        return Err(failed(std::io::Error::other(
+            "OpenCV could not encode it (use .png or .jpg)",
+        )));
+    }
+    Ok(())
 }
 
 /// Image width and height in pixels.

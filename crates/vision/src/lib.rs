@@ -2,11 +2,13 @@
 //! frame and estimates its colour, size and 3D pose. The only crate that links OpenCV.
 //!
 //! Stages, each usable alone: [`calibration`] (intrinsics, table frame, calibration file),
+//! [`board_views`] (which frames of a camera feed make calibration views),
 //! [`camera`] (projection between pixels and the table frame), [`color`] (which pixels are
 //! pieces and of what colour), [`segment`] (the frame classified), [`detect`] (pieces and their
 //! poses), [`contact`] (contacts finer than a fit can measure), [`target`] (printable board).
 
 pub mod analyze;
+pub mod board_views;
 pub mod calibration;
 pub mod camera;
 pub mod color;
@@ -28,9 +30,11 @@ pub mod target;
 pub use analyze::{
     Analysis, PossiblyHiding, analyze, analyze_remembering, may_hide, write_overlay,
 };
+pub use board_views::{BoardSpread, Coverage, Look, PickParams, ViewPicker};
 pub use calibration::{
     BoardView, Calibration, Chessboard, Intrinsics, IntrinsicsQuality, IntrinsicsReport, LensModel,
     TableReport, calibrate_intrinsics, calibrate_table, check_resolution, find_board,
+    find_board_in_feed,
 };
 pub use camera::Camera;
 pub use color::ColorModel;

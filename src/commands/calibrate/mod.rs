@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::{Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+mod feed;
+
+use feed::FeedArgs;
 use koanscope_vision::{
-    Calibration, Chessboard, ColorModel, IntrinsicsQuality, LensModel, VisionError,
+    BoardView, Calibration, Chessboard, ColorModel, IntrinsicsQuality, LensModel, VisionError,
     calibrate_intrinsics, calibrate_table, find_board, image::read_bgr, relearn_colors,
     rvec_tvec_from_isometry,
 };
@@ -29,11 +32,24 @@ pub(crate) use say;
 
 #[derive(Subcommand)]
 pub enum Calibrate {
-    /// Camera matrix and lens distortion from 3 or more views of the chessboard held at varied tilts.
+    /// Camera matrix and lens distortion from 3 or more views of the chessboard held at varied
+    /// tilts: image files, or a camera watched while the board is moved about.
     Intrinsics {
         /// Images of the chessboard (9x6 inner corners, 25 mm squares unless told otherwise).
-        #[arg(required = true)]
-        images: Vec<PathBuf>,
+        #[arg(
+            value_name = "IMAGES",
+            required_unless_present_any = ["camera", "video", "images"]
+        )]
+        files: Vec<PathBuf>,
+        /// Watching a camera or a recording: views to keep before calibrating. A frame is kept
+        /// when the board holds still and stands apart from the views kept (place, size, skew).
+        #[arg(long, default_value_t = 15)]
+        views: usize,
+        /// Watching: save the kept frames here as view_NN.png, to calibrate again from them.
+        #[arg(long)]
+        save_views: Option<PathBuf>,
+        #[command(flatten)]
+        feed: FeedArgs,
         /// Where to write the calibration (OpenCV FileStorage YAML).
         #[arg(long, default_value = "calibration/camera.yaml")]
         out: PathBuf,
@@ -43,10 +59,17 @@ pub enum Calibrate {
         #[command(flatten)]
         board: BoardArgs,
     },
-    /// The table frame from one image of the chessboard lying flat on the table.
+    /// The table frame from one image of the chessboard lying flat on the table, or from a
+    /// camera watched until the board lies still in view.
     Table {
         /// Image of the board flat on the table, taken by the calibrated camera.
-        image: PathBuf,
+        #[arg(required_unless_present_any = ["camera", "video", "images"], conflicts_with_all = ["camera", "video", "images"])]
+        image: Option<PathBuf>,
+        /// Watching: save the frame the table was calibrated from (PNG).
+        #[arg(long)]
+        save_frame: Option<PathBuf>,
+        #[command(flatten)]
+        feed: FeedArgs,
         /// Calibration file with the camera's intrinsics (from `calibrate intrinsics`).
         #[arg(long)]
         intrinsics: PathBuf,
@@ -132,17 +155,41 @@ pub enum Model {
 pub fn run(command: Calibrate) -> anyhow::Result<()> {
     match command {
         Calibrate::Intrinsics {
-            images,
+            files,
+            views,
+            save_views,
+            feed,
             out,
             model,
             board,
-        } => intrinsics(&images, &out, model, &board.board()?),
+        } => {
+            let board = board.board()?;
+            let (views, looked_at) = if feed.is_live() {
+                watch_for_views(&feed, &board, views, save_views.as_deref())?
+            } else {
+                let files = match &feed.images {
+                    Some(dir) => folder_images(dir)?,
+                    None => files,
+                };
+                views_in_files(&files, &board)?
+            };
+            intrinsics(&views, &looked_at, &out, model, &board)
+        }
         Calibrate::Table {
             image,
+            save_frame,
+            feed,
             intrinsics,
             out,
             board,
-        } => table(&image, &intrinsics, &out, &board.board()?),
+        } => table(
+            image.as_deref(),
+            &feed,
+            save_frame.as_deref(),
+            &intrinsics,
+            &out,
+            &board.board()?,
+        ),
         Calibrate::Colors {
             image,
             from_session,
@@ -173,12 +220,17 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
     }
 }
 
-fn intrinsics(
+/// The images of a folder, in natural name order (`view2` before `view10`).
+fn folder_images(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let folder = koanscope_capture::ImageFolder::open(dir, Default::default())?;
+    Ok(folder.images().to_vec())
+}
+
+/// The board in each image file, and what was looked at ("7 of 8 images").
+fn views_in_files(
     images: &[PathBuf],
-    out: &Path,
-    model: Model,
     board: &Chessboard,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<(Vec<BoardView>, String)> {
     let progress = ProgressBar::new(images.len() as u64).with_style(
         ProgressStyle::with_template("finding the board {bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -204,6 +256,55 @@ fn intrinsics(
             path.display()
         );
     }
+    let looked_at = format!("{} of {} images", views.len(), images.len());
+    Ok((views, looked_at))
+}
+
+/// Views picked from a camera or recording while the board is moved about.
+fn watch_for_views(
+    feed: &FeedArgs,
+    board: &Chessboard,
+    want: usize,
+    save: Option<&Path>,
+) -> anyhow::Result<(Vec<BoardView>, String)> {
+    if want < 3 {
+        bail!("--views {want}: a calibration needs at least 3 views (15 or more is better)");
+    }
+    let mut feed = feed.open([1280, 720])?;
+    eprintln!(
+        "watching {} for a {}x{} board: hold it still for a moment at different places, distances and tilts; a frame is kept when the board stands apart from the views kept",
+        feed.describe(),
+        board.cols,
+        board.rows
+    );
+    let (views, watched) = feed.pick_views(board, want, save)?;
+    if views.len() < want {
+        eprintln!(
+            "warning: {} views kept of the {want} asked for ({}): calibrating with those",
+            views.len(),
+            if watched.timed_out {
+                "time ran out; give --timeout more seconds"
+            } else {
+                "the recording ended"
+            }
+        );
+    }
+    let looked_at = format!(
+        "{} kept from {} frames (the board found in {})",
+        views.len(),
+        watched.frames,
+        watched.with_board
+    );
+    Ok((views, looked_at))
+}
+
+fn intrinsics(
+    views: &[BoardView],
+    looked_at: &str,
+    out: &Path,
+    model: Model,
+    board: &Chessboard,
+) -> anyhow::Result<()> {
     let (model, why) = match model {
         Model::Auto => (
             LensModel::for_views(views.len()),
@@ -213,7 +314,7 @@ fn intrinsics(
         Model::Radial => (LensModel::Radial, "as asked".to_string()),
         Model::Full => (LensModel::Full, "as asked".to_string()),
     };
-    let report = calibrate_intrinsics(&views, board, model, &IntrinsicsQuality::default())
+    let report = calibrate_intrinsics(views, board, model, &IntrinsicsQuality::default())
         .context("calibrating the camera")?;
     // Written before the report is printed, so a closed pipe cannot lose it.
     let calibration = Calibration {
@@ -223,7 +324,7 @@ fn intrinsics(
     };
     calibration.save(out)?;
     let k = &report.intrinsics.camera_matrix;
-    say!("views used: {} of {}", views.len(), images.len());
+    say!("views used: {looked_at}");
     say!("lens model: {} ({why})", model.describe());
     if model != LensModel::Full {
         say!(
@@ -268,14 +369,44 @@ fn intrinsics(
 }
 
 fn table(
-    image_path: &Path,
+    image_path: Option<&Path>,
+    feed: &FeedArgs,
+    save_frame: Option<&Path>,
     intrinsics_path: &Path,
     out: &Path,
     board: &Chessboard,
 ) -> anyhow::Result<()> {
     let mut calibration = Calibration::load(intrinsics_path)?;
-    let image = read_bgr(image_path)?;
-    let report = calibrate_table(&image, image_path, &calibration.intrinsics, board)
+    let (image, image_path) = match image_path {
+        Some(path) => (read_bgr(path)?, path.to_path_buf()),
+        None => {
+            // The camera at the resolution it was calibrated at, unless told otherwise.
+            let mut feed = feed.open(calibration.intrinsics.image_size)?;
+            eprintln!(
+                "watching {} for the {}x{} board lying flat and still",
+                feed.describe(),
+                board.cols,
+                board.rows
+            );
+            let [w, h] = feed.resolution();
+            let [cw, ch] = calibration.intrinsics.image_size;
+            if [w, h] != [cw, ch] {
+                bail!(
+                    "the frames are {w}x{h} but {} was made for {cw}x{ch}: calibrate the table at the resolution of the intrinsics (--resolution {cw}x{ch}), or calibrate the intrinsics at {w}x{h}",
+                    intrinsics_path.display()
+                );
+            }
+            let (image, path) = feed.still_board(board)?;
+            match save_frame {
+                Some(file) => {
+                    koanscope_vision::image::write_bgr(file, &image)?;
+                    (image, file.to_path_buf())
+                }
+                None => (image, path),
+            }
+        }
+    };
+    let report = calibrate_table(&image, &image_path, &calibration.intrinsics, board)
         .context("calibrating the table")?;
     calibration.camera_from_table = Some(report.camera_from_table);
     calibration.save(out)?;
