@@ -3,7 +3,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::calibrate::say;
 use anyhow::Context;
 use koanscope_geometry::Engine;
 use koanscope_vision::{

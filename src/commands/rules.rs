@@ -13,18 +13,6 @@ use koanscope_rules::{
 };
 use koanscope_scene::{Mark, Scene};
 
-/// Prints a line; a closed pipe (`... | head`) ends the output quietly instead of panicking.
-macro_rules! say {
-    ($($arg:tt)*) => {
-        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                return Ok(());
-            }
-            return Err(anyhow::Error::new(e).context("writing the output"));
-        }
-    };
-}
-
 #[derive(Subcommand)]
 pub enum RulesCommand {
     /// Parse a rule and show what was understood, in canonical words.

@@ -16,20 +16,6 @@ use koanscope_vision::{
     rvec_tvec_from_isometry,
 };
 
-/// Prints a line; a closed pipe (`... | head`) ends the output quietly instead of panicking.
-/// Files are always written before anything is printed, so nothing is lost that way.
-macro_rules! say {
-    ($($arg:tt)*) => {
-        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                return Ok(());
-            }
-            return Err(anyhow::Error::new(e).context("writing the output"));
-        }
-    };
-}
-pub(crate) use say;
-
 #[derive(Subcommand)]
 pub enum Calibrate {
     /// Camera matrix and lens distortion from 3 or more views of the chessboard held at varied

@@ -8,7 +8,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::calibrate::say;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use koanscope_eval::{Count, RelationScore, compare_found, compare_marks};
