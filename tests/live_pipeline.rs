@@ -139,6 +139,17 @@ fn run(workers: usize) {
     assert_eq!(ended.not_analysed, stats.not_analysed);
     assert_eq!(ended.frame, stats.analysed);
 
+    // A repeated frame shows the table as the frame analysed before it and takes its analysis;
+    // each of the three scenes was analysed anew at least once.
+    assert!(
+        stats.unchanged > 0,
+        "no frame took the last analysis: {stats:?}"
+    );
+    assert!(
+        stats.analysed - stats.unchanged >= 3,
+        "a new scene was taken for the one before: {stats:?}"
+    );
+
     // The last frames of each scene still settle the koans.
     assert!(built_seen > 0, "no koan was ever built");
     assert!(

@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use koanscope::live::{HeadlessWindow, PipelineStats, Vision, settled_feed, spawn_pipeline};
+use koanscope::live::{
+    HeadlessWindow, LastAnalysis, PipelineStats, Vision, settled_feed, spawn_pipeline,
+};
 use koanscope_capture::{
     FolderOptions, FrameSource, ImageFolder, Pacing, Reconnecting, SensorNoise,
 };
@@ -16,7 +18,7 @@ use koanscope_vision::image::bgr_from_rgb;
 use koanscope_vision::render::{bench_pieces, bench_table, draw_pieces, with_sensor_noise};
 use koanscope_vision::segment::{floor_lab_threshold, use_one_thread};
 use koanscope_vision::{
-    Calibration, ColorModel, Detector, FitMemory, MemoryUse, analyze, analyze_remembering,
+    Calibration, ColorModel, Detector, FitMemory, MemoryUse, analyze, analyze_remembering, overlay,
 };
 
 use super::live::sample;
@@ -274,6 +276,7 @@ fn pipeline(args: &Args) -> anyhow::Result<()> {
         "  floor     decode + BGR conversion of one frame        {:>8.3} ms  = {floor_fps:.1} frames/s on one core",
         ms(floor)
     );
+    still_table(args, &dir, &camera, floor)?;
     for (paced, words) in [
         (false, "unpaced, every frame a new image"),
         (
@@ -286,10 +289,11 @@ fn pipeline(args: &Args) -> anyhow::Result<()> {
             let (stats, elapsed) = run_pipeline(&dir, &camera, workers, secs, paced)?;
             let fps = stats.analysed as f64 / elapsed;
             println!(
-                "  pipeline  {workers} vision worker{}: {fps:>5.1} analysed/s = {:.2} x floor, {:.0}% of the 30 fps target; {:.1} frames/s shown, {} not analysed, {} dropped at the source; regions kept {}, fitted {}",
+                "  pipeline  {workers} vision worker{}: {fps:>5.1} analysed/s = {:.2} x floor, {:.0}% of the 30 fps target ({} of them unchanged, taking the last analysis); {:.1} frames/s shown, {} not analysed, {} dropped at the source; regions kept {}, fitted {}",
                 if workers == 1 { " " } else { "s" },
                 fps / floor_fps,
                 100.0 * fps / 30.0,
+                stats.unchanged,
                 stats.received as f64 / elapsed,
                 stats.not_analysed,
                 stats.dropped,
@@ -297,6 +301,78 @@ fn pipeline(args: &Args) -> anyhow::Result<()> {
                 stats.regions_fitted,
             );
         }
+    }
+    Ok(())
+}
+
+/// A vision worker's cost for a frame of a still table seen by a webcam (the sample scene with
+/// sensor noise): analysed through the fit memory, or, the table unchanged, the last analysis
+/// taken.
+fn still_table(
+    args: &Args,
+    dir: &std::path::Path,
+    camera: &koanscope_vision::Camera,
+    floor: Duration,
+) -> anyhow::Result<()> {
+    let folder = ImageFolder::open(
+        dir,
+        FolderOptions {
+            hold: Duration::from_secs(60),
+            pacing: Pacing::Unpaced,
+            name_prefix: Some("scene_00".into()),
+            ..FolderOptions::default()
+        },
+    )?;
+    let mut webcam = SensorNoise::new(folder, CAMERA_NOISE);
+    let mut occlusion = OcclusionDetector::default();
+    let mut frames = Vec::new();
+    for _ in 0..8 {
+        let frame = webcam.next_frame()?.context("the sample folder plays")?;
+        occlusion.observe(&frame.image, frame.time);
+        let coarse = occlusion.last_frame().context("a coarse frame")?;
+        let bgr = bgr_from_rgb(
+            frame.image.width(),
+            frame.image.height(),
+            frame.image.as_raw(),
+        )?;
+        frames.push((bgr, coarse));
+    }
+    let (detector, engine) = (Detector::new(ColorModel::default()), Engine::default());
+    let memory = FitMemory::new();
+    let path = std::path::Path::new("camera frame");
+    let see = |bgr| -> anyhow::Result<_> {
+        let analysis = analyze_remembering(bgr, path, camera, &detector, &engine, Some(&memory))?;
+        let shapes = overlay::shapes(&analysis, camera);
+        Ok((analysis, shapes))
+    };
+    let (analysis, shapes) = see(&frames[0].0)?;
+    let mut last = LastAnalysis::default();
+    last.remember(frames[0].1.clone(), &analysis, &shapes);
+    let bar = ProgressBar::new(2 * args.frame_runs as u64).with_style(style());
+    bar.set_message("vision worker: a still frame through the fit memory");
+    let mut n = 0;
+    let remembered = median_time(args.frame_runs, &bar, || {
+        n += 1;
+        std::hint::black_box(see(&frames[n % frames.len()].0).expect("the frame analyses"));
+    });
+    bar.set_message("vision worker: a still frame, the last analysis taken");
+    let unchanged = median_time(args.frame_runs, &bar, || {
+        n += 1;
+        std::hint::black_box(
+            last.recall(Some(&frames[n % frames.len()].1))
+                .expect("camera noise leaves the table unchanged"),
+        );
+    });
+    bar.finish_and_clear();
+    for (what, t) in [
+        ("through the fit memory       ", remembered),
+        ("unchanged, last analysis taken", unchanged),
+    ] {
+        println!(
+            "  worker    a still frame, {what} {:>8.3} ms  = {:.2} x floor",
+            ms(t),
+            t.as_secs_f64() / floor.as_secs_f64()
+        );
     }
     Ok(())
 }
@@ -366,6 +442,7 @@ fn run_pipeline(
                     let delta = PipelineStats {
                         received: s.received - s0.received,
                         analysed: s.analysed - s0.analysed,
+                        unchanged: s.unchanged - s0.unchanged,
                         not_analysed: s.not_analysed - s0.not_analysed,
                         dropped: s.dropped - s0.dropped,
                         regions_reused: s.regions_reused - s0.regions_reused,

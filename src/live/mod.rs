@@ -19,4 +19,4 @@ pub use feed::{FeedBuilder, koan_document};
 pub use headless::HeadlessWindow;
 pub use services::RuleServices;
 pub use still::settled_feed;
-pub use worker::{Pipeline, PipelineStats, Vision, spawn_pipeline};
+pub use worker::{LastAnalysis, Pipeline, PipelineStats, UNCHANGED_LEVELS, Vision, spawn_pipeline};

@@ -3,7 +3,10 @@
 //! a one-slot mailbox; vision workers always take the newest frame from the mailbox (a frame
 //! replaced before a worker took it is counted as not analysed), analyse it, and pass it to the
 //! tracker in the order the frames were taken, so the tracker sees frame times increasing even
-//! when two workers finish out of order. The window never waits for vision.
+//! when two workers finish out of order. The window never waits for vision. A frame that shows
+//! the table as the worker's last analysed frame did (no cell of the occlusion detector's coarse
+//! picture changed by more than [`UNCHANGED_LEVELS`]) takes that analysis instead of a new one:
+//! most frames of a game show a table nobody touches.
 //!
 //! ```text
 //!              ┌─► window: FeedUpdate::Picture (every frame)
@@ -23,7 +26,7 @@ use image::RgbImage;
 use koanscope_capture::{Delivery, Reconnecting};
 use koanscope_geometry::Engine;
 use koanscope_scene::Scene;
-use koanscope_tracker::{Observation, Occlusion, OcclusionDetector, Tracker};
+use koanscope_tracker::{CoarseFrame, Observation, Occlusion, OcclusionDetector, Tracker};
 use koanscope_ui::{FeedUpdate, Picture, PictureUpdate, Rates, TableFeed};
 use koanscope_vision::{
     Analysis, Camera, Detector, FitMemory, OverlayShapes, analyze_remembering, image::bgr_from_rgb,
@@ -32,13 +35,23 @@ use koanscope_vision::{
 
 use super::feed::FeedBuilder;
 
+/// The largest change of one cell of the coarse picture (8x8 pixels at 1280x720, the mean over
+/// R, G and B, 0–255) that still counts as the same table. On the sample scenes
+/// (`tests/unchanged_table.rs`) a webcam's sensor noise of 3 levels changed no cell by more than
+/// 0.97, noise of 6 levels 1.92; a piece moved by one pixel (about 0.7 mm) changed one by
+/// 4.5–14.4 (an eighth of a cell takes the piece's colour).
+pub const UNCHANGED_LEVELS: f32 = 3.0;
+
 /// The pipeline's counts since the source started.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PipelineStats {
     /// Frames the capture thread got from the source (each shown to the window).
     pub received: u64,
-    /// Frames analysed and passed to the tracker.
+    /// Frames analysed and passed to the tracker (with those that took the last analysis).
     pub analysed: u64,
+    /// Of those, frames that showed the table as the frame analysed before and took its
+    /// analysis (see [`UNCHANGED_LEVELS`]).
+    pub unchanged: u64,
     /// Frames vision skipped because a newer one arrived first.
     pub not_analysed: u64,
     /// Frames the source itself dropped (gaps in its numbering).
@@ -98,6 +111,7 @@ impl Meter {
 struct Counters {
     received: AtomicU64,
     analysed: AtomicU64,
+    unchanged: AtomicU64,
     not_analysed: AtomicU64,
     dropped: AtomicU64,
     regions_reused: AtomicU64,
@@ -112,6 +126,7 @@ impl Counters {
         PipelineStats {
             received: self.received.load(Ordering::Relaxed),
             analysed: self.analysed.load(Ordering::Relaxed),
+            unchanged: self.unchanged.load(Ordering::Relaxed),
             not_analysed: self.not_analysed.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
             vision_fps: lock(&self.analyses).rate(),
@@ -140,6 +155,8 @@ struct Job {
     image: RgbImage,
     picture: Arc<Picture>,
     occlusion: Occlusion,
+    /// The frame as the occlusion detector saw it, to tell an unchanged table.
+    coarse: Option<CoarseFrame>,
 }
 
 #[derive(Default)]
@@ -390,11 +407,8 @@ fn capture_loop(shared: &Shared, mut source: Reconnecting, mut occlusion: Occlus
                     image: frame.image,
                     picture: picture.clone(),
                     occlusion: reading,
+                    coarse: occlusion.last_frame(),
                 };
-                // Count before showing, so the window never sees fewer than happened.
-                if shared.mailbox.put(job) {
-                    counters.not_analysed.fetch_add(1, Ordering::Relaxed);
-                }
                 last_picture = Some((frame.index, picture.clone()));
                 let update = PictureUpdate {
                     index: frame.index,
@@ -402,8 +416,14 @@ fn capture_loop(shared: &Shared, mut source: Reconnecting, mut occlusion: Occlus
                     rates: counters.rates(),
                     paused: None,
                 };
+                // Shown before vision can take it: a frame answered at once (an unchanged table)
+                // must not reach the window analysed before it arrived as a picture. The
+                // picture's counts may lag this frame's by one.
                 if !shared.send(FeedUpdate::Picture(update)) {
                     break "the window closed".to_string();
+                }
+                if shared.mailbox.put(job) {
+                    counters.not_analysed.fetch_add(1, Ordering::Relaxed);
                 }
             }
             Ok(Delivery::Paused(p)) => {
@@ -433,9 +453,11 @@ fn capture_loop(shared: &Shared, mut source: Reconnecting, mut occlusion: Occlus
 }
 
 /// Analyses the newest frame, again and again, and hands the results to the tracker in order.
-/// Regions that look as they did in this worker's last frame keep their pieces.
+/// A frame showing the table as the last one analysed takes its analysis; otherwise regions that
+/// look as they did in this worker's last frame keep their pieces.
 fn vision_worker(shared: &Shared, vision: &Vision) {
     let memory = FitMemory::new();
+    let mut last = LastAnalysis::default();
     while let Some((ticket, job)) = shared.mailbox.take() {
         let result = if job.occlusion.occluded {
             shared
@@ -443,8 +465,16 @@ fn vision_worker(shared: &Shared, vision: &Vision) {
                 .hands_skipped
                 .fetch_add(1, Ordering::Relaxed);
             Ok(None)
+        } else if let Some(mut found) = last.recall(job.coarse.as_ref()) {
+            shared.counters.unchanged.fetch_add(1, Ordering::Relaxed);
+            found.0.scene.source = Some(frame_name(&job));
+            Ok(Some(found))
         } else {
-            fit_frame(&job, vision, &memory, &shared.counters).map(Some)
+            let fitted = fit_frame(&job, vision, &memory, &shared.counters);
+            if let (Ok((analysis, shapes)), Some(coarse)) = (&fitted, &job.coarse) {
+                last.remember(coarse.clone(), analysis, shapes);
+            }
+            fitted.map(Some)
         };
         let analysed = Analysed {
             index: job.index,
@@ -482,7 +512,7 @@ fn fit_frame(
     memory: &FitMemory,
     counters: &Counters,
 ) -> Result<(Analysis, OverlayShapes), String> {
-    let name = format!("camera frame {}", job.index);
+    let name = frame_name(job);
     let [w, h] = [job.image.width(), job.image.height()];
     let analysis = bgr_from_rgb(w, h, job.image.as_raw())
         .and_then(|bgr| {
@@ -506,6 +536,30 @@ fn fit_frame(
         .fetch_add(used.fitted as u64, Ordering::Relaxed);
     let shapes = overlay::shapes(&analysis, &vision.camera);
     Ok((analysis, shapes))
+}
+
+/// A vision worker's last analysed frame, as the occlusion detector saw it, and what it gave.
+/// Frames are compared with it, not with the frame before, so a slow drift adds up and is
+/// analysed.
+#[derive(Default)]
+pub struct LastAnalysis(Option<(CoarseFrame, Analysis, OverlayShapes)>);
+
+impl LastAnalysis {
+    /// The last analysis, when `now` shows the table as that frame did (no cell changed by more
+    /// than [`UNCHANGED_LEVELS`]).
+    pub fn recall(&self, now: Option<&CoarseFrame>) -> Option<(Analysis, OverlayShapes)> {
+        let (then, analysis, shapes) = self.0.as_ref()?;
+        (now?.largest_change(then) <= UNCHANGED_LEVELS).then(|| (analysis.clone(), shapes.clone()))
+    }
+
+    pub fn remember(&mut self, coarse: CoarseFrame, analysis: &Analysis, shapes: &OverlayShapes) {
+        self.0 = Some((coarse, analysis.clone(), shapes.clone()));
+    }
+}
+
+/// What a frame is called in scenes and messages.
+fn frame_name(job: &Job) -> String {
+    format!("camera frame {}", job.index)
 }
 
 /// Passes every analysed frame whose turn has come to the tracker and sends its feed; false

@@ -21,13 +21,22 @@ pub struct SensorNoise<S> {
 
 impl<S: FrameSource> SensorNoise<S> {
     pub fn new(inner: S, sigma: f64) -> SensorNoise<S> {
-        SensorNoise {
+        let [w, h] = inner.resolution();
+        let mut noise = SensorNoise {
             inner,
             sigma: sigma.clamp(0.0, 40.0),
             patterns: Vec::new(),
             next: 0,
             state: 0x9E37_79B9_7F4A_7C15,
+        };
+        // Drawn now, not as the first frames come: drawing one (tens of ms at 1280x720) made
+        // each of the first frames of a real-time source late, and the source dropped frames.
+        let len = w as usize * h as usize * 3;
+        for _ in 0..PATTERNS {
+            let pattern = noise.pattern(len);
+            noise.patterns.push(pattern);
         }
+        noise
     }
 
     fn uniform(&mut self) -> f64 {

@@ -29,7 +29,7 @@ mod arrangement;
 mod occlusion;
 mod tracker;
 
-pub use occlusion::{Occlusion, OcclusionConfig, OcclusionDetector};
+pub use occlusion::{CoarseFrame, Occlusion, OcclusionConfig, OcclusionDetector};
 pub use tracker::{
     KoanState, Observation, TrackId, TrackedKoan, Tracker, TrackerConfig, TrackerError,
     TrackerEvent, Update,

@@ -82,6 +82,22 @@ impl Occlusion {
     };
 }
 
+/// A frame averaged over the detector's cells (rows × columns × RGB): what it looked like, cheap
+/// to keep and to compare.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoarseFrame(Array3<f32>);
+
+impl CoarseFrame {
+    /// The largest change of any one cell from `other` (the mean over R, G and B of the
+    /// difference, 0–255); infinite when the two are of different sizes.
+    pub fn largest_change(&self, other: &CoarseFrame) -> f32 {
+        if self.0.shape() != other.0.shape() {
+            return f32::INFINITY;
+        }
+        mean_abs_difference(&self.0, &other.0).fold(0.0, |m, d| m.max(*d))
+    }
+}
+
 /// Reads [`Occlusion`] from frames, learning the table as it goes. One per camera.
 #[derive(Debug, Clone)]
 pub struct OcclusionDetector {
@@ -122,6 +138,11 @@ impl OcclusionDetector {
         self.foreground = Array2::from_elem((grid.shape()[0], grid.shape()[1]), false);
         self.previous = Some(grid.clone());
         self.background = Some(grid);
+    }
+
+    /// The last frame observed, averaged over the cells.
+    pub fn last_frame(&self) -> Option<CoarseFrame> {
+        self.previous.clone().map(CoarseFrame)
     }
 
     /// The foreground cells of the last frame observed (rows × columns), for drawing.

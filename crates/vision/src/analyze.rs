@@ -19,6 +19,7 @@ use crate::overlay;
 use crate::pose::{Resting, silhouette};
 
 /// The scene a frame shows, the detections behind it, and anything the user should know.
+#[derive(Debug, Clone)]
 pub struct Analysis {
     pub scene: Scene,
     /// `detections[i]` is `scene.pieces[i]`.
