@@ -80,7 +80,7 @@ impl Region {
 }
 
 /// Labels, stats and count of OpenCV's 8-connected components of a mask.
-fn components(mask: &Mat) -> Result<(Mat, Mat, i32), VisionError> {
+fn components(mask: &impl core::ToInputArray) -> Result<(Mat, Mat, i32), VisionError> {
     let mut labels = Mat::default();
     let mut stats = Mat::default();
     let mut centroids = Mat::default();
@@ -123,13 +123,18 @@ fn stats_of(stats: &Mat, label: i32) -> Result<[usize; 5], VisionError> {
 ///
 /// Every colour region lies inside one connected group of piece-coloured pixels, so the frame
 /// is labelled once, and each colour is opened and labelled only in the box of each group (grown
-/// by 3 pixels, so the opening is exact where it matters).
+/// by 3 pixels, so the opening is exact where it matters). The groups are labelled on a mask of
+/// 4x4-pixel cells, each set when any of its pixels is a piece's: a group of cells holds whole
+/// groups of pixels (neighbouring pixels fall in the same or neighbouring cells), so the same
+/// regions are found, at a sixteenth of the cost of labelling the full frame (a fifth of a
+/// fresh frame's analysis before).
 pub(crate) fn regions(
     seg: &Segmentation,
     params: &DetectParams,
     margin: usize,
 ) -> Result<Vec<Region>, VisionError> {
     const PAD: usize = 3;
+    const CELL: usize = 4;
     let (w, h) = (seg.width, seg.height);
     let kernel = imgproc::get_structuring_element(
         imgproc::MORPH_ELLIPSE,
@@ -139,18 +144,31 @@ pub(crate) fn regions(
     .during("building a kernel")?;
     let classes = Mat::new_rows_cols_with_data(h as i32, w as i32, &seg.classes)
         .during("reading the classes")?;
-    let mut pieces = Mat::default();
-    core::compare(&classes, &core::Scalar::all(2.0), &mut pieces, core::CMP_GE)
-        .during("building the piece mask")?;
-    let (group_labels, group_stats, groups) = components(&pieces)?;
-    let group_of: &[i32] = group_labels.data_typed::<i32>().during("reading labels")?;
+    let (sw, sh) = (w.div_ceil(CELL), h.div_ceil(CELL));
+    let mut cells = vec![0u8; sw * sh];
+    for (y, row) in seg.classes.chunks_exact(w.max(1)).enumerate() {
+        let cell_row = &mut cells[(y / CELL) * sw..(y / CELL + 1) * sw];
+        for (cell, pixels) in cell_row.iter_mut().zip(row.chunks(CELL)) {
+            if pixels.iter().any(|c| *c >= 2) {
+                *cell = 255;
+            }
+        }
+    }
+    let cells = Mat::new_rows_cols_with_data(sh as i32, sw as i32, &cells)
+        .during("reading the piece cells")?;
+    let (group_labels, group_stats, groups) = components(&cells)?;
+    let group_cells: &[i32] = group_labels.data_typed::<i32>().during("reading labels")?;
+    let group_of = |x: usize, y: usize| group_cells[(y / CELL) * sw + x / CELL];
     // (colour index, first pixel in raster order, region)
     let mut found: Vec<(usize, usize, Region)> = Vec::new();
     for group in 1..groups {
-        let [gx, gy, gw, gh, area] = stats_of(&group_stats, group)?;
-        if area < params.min_region_px {
-            continue;
-        }
+        let [gx, gy, gw, gh, _] = stats_of(&group_stats, group)?;
+        // The group's cells as pixels.
+        let (gx, gy) = (gx * CELL, gy * CELL);
+        let (gw, gh) = (
+            ((gx + gw * CELL).min(w)) - gx,
+            ((gy + gh * CELL).min(h)) - gy,
+        );
         let cx0 = gx.saturating_sub(PAD);
         let cy0 = gy.saturating_sub(PAD);
         let cx1 = (gx + gw + PAD).min(w);
@@ -159,10 +177,13 @@ pub(crate) fn regions(
         let mut histogram = [0usize; 256];
         for y in gy..gy + gh {
             for x in gx..gx + gw {
-                if group_of[y * w + x] == group {
+                if group_of(x, y) == group {
                     histogram[usize::from(seg.classes[y * w + x])] += 1;
                 }
             }
+        }
+        if histogram[2..].iter().sum::<usize>() < params.min_region_px {
+            continue;
         }
         let crop = Mat::roi(
             &classes,
@@ -207,7 +228,7 @@ pub(crate) fn regions(
                     continue;
                 };
                 let (fx, fy) = (cx0 + first, cy0 + ly);
-                if group_of[fy * w + fx] != group {
+                if group_of(fx, fy) != group {
                     continue;
                 }
                 let (bx, by) = (cx0 + lx, cy0 + ly);
