@@ -56,14 +56,11 @@ fn a_vanished_folder_pauses_and_its_return_resumes() {
     // Unplug.
     let away = dir.path().join("unplugged");
     std::fs::rename(&frames, &away).unwrap();
-    let started = Instant::now();
+    // The first pause is reported at once: before any attempt to reopen. (No upper bounds on
+    // time here: a busy machine may take any time; sleeping less than asked is the failure.)
     let Delivery::Paused(paused) = source.next_delivery().unwrap() else {
         panic!("a vanished folder must pause the source")
     };
-    assert!(
-        started.elapsed() < Duration::from_millis(100),
-        "the first pause is reported at once"
-    );
     assert_eq!(paused.attempts, 0);
     assert!(paused.reason.contains("disconnected"), "{}", paused.reason);
     assert!(source.paused().is_some());
@@ -75,8 +72,8 @@ fn a_vanished_folder_pauses_and_its_return_resumes() {
     };
     let waited = started.elapsed();
     assert!(
-        waited >= Duration::from_millis(150) && waited < Duration::from_millis(400),
-        "{waited:?}"
+        waited >= retry - Duration::from_millis(50),
+        "it must wait for the next attempt, not spin: {waited:?}"
     );
     assert_eq!(paused.attempts, 1);
     assert!(
@@ -87,13 +84,7 @@ fn a_vanished_folder_pauses_and_its_return_resumes() {
 
     // Plug back in: the next attempt resumes, numbering and time carry on.
     std::fs::rename(&away, &frames).unwrap();
-    let started = Instant::now();
     let resumed = frame(source.next_delivery().unwrap());
-    assert!(
-        started.elapsed() <= retry + Duration::from_millis(150),
-        "{:?}",
-        started.elapsed()
-    );
     assert_eq!(resumed.index, last_index + 1);
     assert!(
         resumed.time > last_time + Duration::from_millis(200),
