@@ -495,13 +495,7 @@ impl Detector {
             let Some(piece) = self.accept(region, &prefix, camera, &h, score - best_other) else {
                 continue;
             };
-            let mut rest_region = region.clone();
-            explain(&mut rest_region, &piece.outline_px);
-            open_residual(&mut rest_region);
-            let mut rest_supports = supports.to_vec();
-            if piece.resting == Resting::Stacked {
-                rest_supports.push(apex_of(&piece, &self.pieces));
-            }
+            let (rest_region, rest_supports) = self.after(region, supports, &piece);
             let (rest, rest_score) = self.greedy(
                 cache,
                 rest_region,
@@ -649,20 +643,13 @@ impl Detector {
             self.fit_candidates(cache, &region, camera, supports, allow_tilted, choices);
         let mut best: Option<(Vec<Detection>, f64)> = None;
         for (piece, score) in candidates {
-            let mut rest_region = region.clone();
-            explain(&mut rest_region, &piece.outline_px);
-            open_residual(&mut rest_region);
+            let (rest_region, rest_supports) = self.after(&region, supports, &piece);
             // The rest can at best explain every pixel left for one piece's price: a branch that
             // cannot beat the best so far (or what the caller has) even then is not searched.
             let bar = best.as_ref().map_or(must_beat, |(_, b)| b.max(must_beat));
             let left = rest_region.target_px();
             if score - price + (left - price).max(-left) <= bar {
                 continue;
-            }
-            let mut rest_supports = supports.to_vec();
-            if matches!(piece.resting, Resting::Upright | Resting::Stacked) {
-                // A piece of the same colour may stand on this one.
-                rest_supports.push(apex_of(&piece, &self.pieces));
             }
             let (rest, rest_score) = self.greedy(
                 cache,
@@ -690,6 +677,24 @@ impl Detector {
             }
         }
         best.unwrap_or((Vec::new(), -remaining))
+    }
+
+    /// What is left of a region once `piece` explains its part (the rim it leaves opened away),
+    /// and the tips the rest may rest on: a piece of the same colour may stand on this one.
+    fn after(
+        &self,
+        region: &Region,
+        supports: &[Point3<f64>],
+        piece: &Detection,
+    ) -> (Region, Vec<Point3<f64>>) {
+        let mut rest_region = region.clone();
+        explain(&mut rest_region, &piece.outline_px);
+        open_residual(&mut rest_region);
+        let mut rest_supports = supports.to_vec();
+        if matches!(piece.resting, Resting::Upright | Resting::Stacked) {
+            rest_supports.push(apex_of(piece, &self.pieces));
+        }
+        (rest_region, rest_supports)
     }
 
     /// A lower bound on the pixels of any small piece's silhouette around what is left of a

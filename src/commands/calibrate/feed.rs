@@ -124,19 +124,38 @@ impl Feed {
         self.source.describe()
     }
 
-    /// The next frame as OpenCV sees it, with the name it goes by; None when the feed ended.
-    fn next(&mut self) -> anyhow::Result<Option<(Frame, Mat, PathBuf)>> {
+    /// The next frame as OpenCV sees it, the name it goes by and the board in it, counted in
+    /// `watched`; None once the feed ended or the time since `start` is up (`watched` says which).
+    fn look(
+        &mut self,
+        board: &Chessboard,
+        start: Instant,
+        watched: &mut Watched,
+    ) -> anyhow::Result<Option<Seen>> {
+        if start.elapsed() > self.timeout {
+            watched.timed_out = true;
+            return Ok(None);
+        }
         let Some(frame) = self
             .source
             .next_frame()
             .with_context(|| format!("reading {}", self.name))?
         else {
+            watched.ended = true;
             return Ok(None);
         };
         let [w, h] = [frame.image.width(), frame.image.height()];
         let bgr = bgr_from_rgb(w, h, frame.image.as_raw())?;
         let path = PathBuf::from(format!("{}, frame {}", self.name, frame.index));
-        Ok(Some((frame, bgr, path)))
+        let view = board_in(&bgr, &path, board)?;
+        watched.frames += 1;
+        watched.with_board += u64::from(view.is_some());
+        Ok(Some(Seen {
+            frame,
+            bgr,
+            path,
+            view,
+        }))
     }
 
     /// Watches until `want` views are kept, the feed ends or the time is up. Kept frames are
@@ -159,17 +178,12 @@ impl Feed {
         let mut watched = Watched::default();
         let start = Instant::now();
         while picker.kept().len() < want {
-            if start.elapsed() > self.timeout {
-                watched.timed_out = true;
-                break;
-            }
-            let Some((frame, bgr, path)) = self.next()? else {
-                watched.ended = true;
+            let Some(Seen {
+                frame, path, view, ..
+            }) = self.look(board, start, &mut watched)?
+            else {
                 break;
             };
-            watched.frames += 1;
-            let view = board_in(&bgr, &path, board)?;
-            watched.with_board += u64::from(view.is_some());
             let view = match (view, save) {
                 (Some(mut view), Some(dir)) => {
                     view.path = dir.join(format!("view_{:02}.png", picker.kept().len()));
@@ -221,14 +235,10 @@ impl Feed {
         let mut picker = ViewPicker::new(*board, PickParams::default());
         let start = Instant::now();
         let mut watched = Watched::default();
-        while start.elapsed() <= self.timeout {
-            let Some((_, bgr, path)) = self.next()? else {
-                watched.ended = true;
-                break;
-            };
-            watched.frames += 1;
-            let view = board_in(&bgr, &path, board)?;
-            watched.with_board += u64::from(view.is_some());
+        while let Some(Seen {
+            bgr, path, view, ..
+        }) = self.look(board, start, &mut watched)?
+        {
             if picker.look(view) == Look::Kept {
                 return Ok((bgr, path));
             }
@@ -247,6 +257,14 @@ impl Feed {
             watched.with_board
         )
     }
+}
+
+/// One frame of a feed, and the board found in it.
+struct Seen {
+    frame: Frame,
+    bgr: Mat,
+    path: PathBuf,
+    view: Option<BoardView>,
 }
 
 fn board_in(bgr: &Mat, path: &Path, board: &Chessboard) -> Result<Option<BoardView>, VisionError> {
