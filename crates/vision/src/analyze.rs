@@ -2,21 +2,22 @@
 
 use std::path::Path;
 
-use koanscope_geometry::Engine;
+use koanscope_geometry::{Engine, PyramidDims};
 use koanscope_scene::{KoanId, Orientation, Piece, PieceId, Scene, Size};
+use nalgebra::Vector3;
 use opencv::core::{self, Mat, Point, Scalar, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::calibration::check_resolution;
 use crate::camera::Camera;
-use crate::contact::{close_gaps, note_closed_gaps, seat_stacked};
+use crate::contact::{Support, close_gaps, note_closed_gaps, seat_stacked};
 use crate::detect::{Detection, Detector};
 use crate::error::{CvContext, VisionError};
 use crate::image::size_of;
 use crate::memory::FitMemory;
 use crate::overlay;
-use crate::pose::{Resting, silhouette};
+use crate::pose::{Resting, flat_tilt, silhouette};
 
 /// The scene a frame shows, the detections behind it, and anything the user should know.
 #[derive(Debug, Clone)]
@@ -90,7 +91,10 @@ pub fn analyze_remembering(
             piece
         })
         .collect();
-    let raised: Vec<bool> = detections.iter().map(|d| d.resting.on_pieces()).collect();
+    let support: Vec<Support> = detections
+        .iter()
+        .map(|d| support_of(d, &detector.pieces.dims(d.size)))
+        .collect();
     let stacked: Vec<bool> = detections
         .iter()
         .map(|d| d.resting == Resting::Stacked)
@@ -98,9 +102,11 @@ pub fn analyze_remembering(
     seat_stacked(&mut pieces, &stacked, &detector.pieces);
     let closed = close_gaps(
         &mut pieces,
-        &raised,
+        &support,
         engine,
+        &detector.pieces,
         detector.params.contact_snap_mm,
+        detector.params.leaning_snap_mm,
     );
     // Where a piece was seated or moved into contact, the overlay outlines it where the scene
     // has it (its axis is drawn from there too), not where the fit left it. Its image position
@@ -259,4 +265,26 @@ pub fn write_overlay(
         text(&mut canvas, &piece.short_label, &piece.label_px, 0.4, white)?;
     }
     crate::image::write_bgr(path, &canvas)
+}
+
+/// Whether a fitted piece stands by itself. A pyramid tipped about a base edge falls back onto
+/// its base or onto a side unless something holds it: only upright, lying on a side and
+/// balanced on the apex are rests of its own.
+fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
+    /// A tilt this close to a rest of its own is that rest, as far as the fit can tell.
+    const REST_WITHIN: f64 = 8.0 * std::f64::consts::PI / 180.0;
+    match detection.resting {
+        Resting::Stacked | Resting::Bridging => Support::Raised,
+        Resting::Upright | Resting::Flat => Support::Itself,
+        Resting::Tilted => {
+            let axis_table = detection.table_from_piece.rotation * Vector3::z();
+            let tilt = axis_table.z.clamp(-1.0, 1.0).acos();
+            let own_rests = [0.0, flat_tilt(dims), std::f64::consts::PI];
+            if own_rests.iter().any(|r| (tilt - r).abs() <= REST_WITHIN) {
+                Support::Itself
+            } else {
+                Support::Leaning
+            }
+        }
+    }
 }

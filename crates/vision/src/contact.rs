@@ -6,9 +6,9 @@
 
 use koanscope_geometry::{Engine, PieceModels, Placer};
 
-use crate::pose::cavity_apex_piece;
+use crate::pose::{cavity_apex_piece, vertices_piece};
 use koanscope_scene::{JudgmentCall, Piece, Scene};
-use nalgebra::{Point3, Translation3, Vector3};
+use nalgebra::{Isometry3, Point3, Translation3, Unit, UnitQuaternion, Vector3};
 
 /// A gap between two pieces that was closed.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -17,6 +17,8 @@ pub struct ClosedGap {
     pub pieces: [usize; 2],
     /// The gap the fit left, mm.
     pub gap_mm: f64,
+    /// The piece that was leaning on nothing, when that is why the gap was closed.
+    pub leaning: Option<usize>,
 }
 
 /// How far apart closed pieces are left: inside the touching threshold with room to spare.
@@ -26,18 +28,34 @@ const TOUCHING_MM: f64 = 0.8;
 /// A piece fitted stacked sits on the tip nearest its cavity's apex within this distance, mm.
 pub const SEATED_WITHIN_MM: f64 = 6.0;
 
+/// How each piece was fitted, as far as closing gaps cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Support {
+    /// Stands by itself on the table (upright, flat, or balanced on its apex).
+    #[default]
+    Itself,
+    /// Rests on other pieces (stacked on a tip, or across two).
+    Raised,
+    /// Leans on the table at a slant no pyramid keeps alone: something holds it up.
+    Leaning,
+}
+
 /// Moves pieces fitted within `snap_mm` of each other (but not touching) into contact, nearest
-/// gaps first. `raised[i]` says that piece `i` was fitted resting on other pieces: it is lowered
-/// onto a piece under it, as gravity would. Otherwise the less confident piece slides along the
-/// table towards the other. A move is kept only if the piece keeps touching what it touched and
-/// goes into no other piece.
+/// gaps first. A raised piece (`support[i]`) is lowered onto a piece under it, as gravity would.
+/// Otherwise the less confident piece slides along the table towards the other. A leaning piece
+/// that touches nothing must rest against something: it slides onto its nearest neighbour from
+/// as far as `lean_snap_mm`, the leaning fit's own error. A move is kept only if the piece keeps
+/// touching what it touched and goes into no other piece.
 pub fn close_gaps(
     pieces: &mut [Piece],
-    raised: &[bool],
+    support: &[Support],
     engine: &Engine,
+    models: &PieceModels,
     snap_mm: f64,
+    lean_snap_mm: f64,
 ) -> Vec<ClosedGap> {
     let n = pieces.len();
+    let raised = |k: usize| support[k] == Support::Raised;
     let mut closed = Vec::new();
     let mut tried = vec![false; n * n];
     // Gaps by pair (i < j), measured once; a move re-measures only the moved piece's pairs.
@@ -47,7 +65,15 @@ pub fn close_gaps(
             gaps[i * n + j] = engine.surface_distance(&pieces[i], &pieces[j]);
         }
     }
+    let gap = |gaps: &[f64], a: usize, b: usize| gaps[a.min(b) * n + a.max(b)];
     loop {
+        // A leaning piece touching nothing yet, which may reach further for its support.
+        let unheld: Vec<bool> = (0..n)
+            .map(|k| {
+                support[k] == Support::Leaning
+                    && (0..n).all(|m| m == k || gap(&gaps, k, m) > TOUCHING_MM)
+            })
+            .collect();
         // The nearest pair not yet tried.
         let mut nearest: Option<(usize, usize, f64)> = None;
         for i in 0..n {
@@ -56,8 +82,13 @@ pub fn close_gaps(
                     continue;
                 }
                 let gap = gaps[i * n + j];
+                let reach = if unheld[i] || unheld[j] {
+                    lean_snap_mm.max(snap_mm)
+                } else {
+                    snap_mm
+                };
                 if gap > TOUCHING_MM
-                    && gap <= snap_mm
+                    && gap <= reach
                     && nearest.is_none_or(|(_, _, best)| gap < best)
                 {
                     nearest = Some((i, j, gap));
@@ -67,16 +98,23 @@ pub fn close_gaps(
         let Some((i, j, gap)) = nearest else { break };
         tried[i * n + j] = true;
         let confidence = |k: usize| pieces[k].confidence.unwrap_or(0.0);
-        // Raised pieces move first, then the less confident one.
-        let movers = match (raised[i], raised[j]) {
-            (true, false) => [i, j],
-            (false, true) => [j, i],
-            _ if confidence(i) <= confidence(j) => [i, j],
-            _ => [j, i],
+        // Raised pieces move first, then a leaning one looking for its support, then the less
+        // confident one. Beyond `snap_mm` only the leaning piece may move.
+        let movers = match (raised(i), raised(j), unheld[i], unheld[j]) {
+            (true, false, _, _) => vec![i, j],
+            (false, true, _, _) => vec![j, i],
+            (_, _, true, false) if gap > snap_mm => vec![i],
+            (_, _, false, true) if gap > snap_mm => vec![j],
+            (_, _, true, false) => vec![i, j],
+            (_, _, false, true) => vec![j, i],
+            _ if confidence(i) <= confidence(j) => vec![i, j],
+            _ => vec![j, i],
         };
         for mover in movers {
             let other = if mover == i { j } else { i };
-            if let Some(moved) = moved_into_contact(pieces, mover, other, raised[mover], engine) {
+            if let Some(moved) =
+                moved_into_contact(pieces, mover, other, support[mover], engine, models)
+            {
                 pieces[mover] = moved;
                 for k in (0..n).filter(|&k| k != mover) {
                     let (a, b) = (mover.min(k), mover.max(k));
@@ -85,6 +123,7 @@ pub fn close_gaps(
                 closed.push(ClosedGap {
                     pieces: [i, j],
                     gap_mm: gap,
+                    leaning: [i, j].into_iter().find(|&k| unheld[k]),
                 });
                 break;
             }
@@ -134,15 +173,51 @@ pub fn seat_stacked(pieces: &mut [Piece], stacked: &[bool], models: &PieceModels
 }
 
 /// `pieces[mover]` moved to touch `pieces[other]`, if that keeps the rest of the scene as it was.
+/// A leaning piece is first tipped further over where it meets the table, then slid.
 fn moved_into_contact(
     pieces: &[Piece],
     mover: usize,
     other: usize,
-    raised: bool,
+    support: Support,
     engine: &Engine,
+    models: &PieceModels,
 ) -> Option<Piece> {
-    let (on_mover, on_other) =
-        engine.nearest_points(&pieces[mover], &pieces[other], f64::INFINITY)?;
+    let tipped = (support == Support::Leaning)
+        .then(|| tipped_into_contact(&pieces[mover], &pieces[other], engine, models))
+        .flatten();
+    let raised = support == Support::Raised;
+    let moved = tipped
+        .filter(|moved| keeps_the_rest(pieces, mover, other, moved, engine))
+        .or_else(|| slid_into_contact(&pieces[mover], &pieces[other], raised, engine))?;
+    keeps_the_rest(pieces, mover, other, &moved, engine).then_some(moved)
+}
+
+/// What `pieces[mover]` touched it still touches as `moved`, and what it did not is not run into.
+fn keeps_the_rest(
+    pieces: &[Piece],
+    mover: usize,
+    other: usize,
+    moved: &Piece,
+    engine: &Engine,
+) -> bool {
+    pieces.iter().enumerate().all(|(k, p)| {
+        if k == mover || k == other {
+            return true;
+        }
+        let before = engine.surface_distance(&pieces[mover], p);
+        let after = engine.surface_distance(moved, p);
+        if before <= TOUCHING_MM {
+            after <= TOUCHING_MM
+        } else {
+            after > 0.0
+        }
+    }) && engine.surface_distance(moved, &pieces[other]) > 0.0
+}
+
+/// `piece` moved in a straight line until it is [`CONTACT_MM`] from `other`: down onto it when
+/// it is raised above it, otherwise along the table.
+fn slid_into_contact(piece: &Piece, other: &Piece, raised: bool, engine: &Engine) -> Option<Piece> {
+    let (on_mover, on_other) = engine.nearest_points(piece, other, f64::INFINITY)?;
     let towards = on_other - on_mover;
     // A raised piece over the other drops onto it; anything else slides along the table.
     let direction = if raised && towards.z < -0.5 * towards.norm() {
@@ -155,12 +230,12 @@ fn moved_into_contact(
         flat.normalize()
     };
     let at = |t: f64| {
-        let mut p = pieces[mover].clone();
+        let mut p = piece.clone();
         p.table_from_piece
             .append_translation_mut(&Translation3::from(direction * t));
         p
     };
-    let distance = |t: f64| engine.surface_distance(&at(t), &pieces[other]);
+    let distance = |t: f64| engine.surface_distance(&at(t), other);
     // The gap shrinks as the piece moves in; bisect for the travel that leaves CONTACT_MM.
     let (mut near, mut far) = (0.0, 3.0 * towards.norm());
     if distance(far) > CONTACT_MM {
@@ -174,21 +249,90 @@ fn moved_into_contact(
             far = mid;
         }
     }
-    let moved = at(far);
-    let keeps_the_rest = pieces.iter().enumerate().all(|(k, p)| {
-        if k == mover || k == other {
-            return true;
+    Some(at(far))
+}
+
+/// `piece`, leaning, tipped further over where it meets the table until it is [`CONTACT_MM`]
+/// from `other`. A leaning fit is surest of where the piece stands and least sure of its slant
+/// (a steeper piece nearer the camera outlines much the same), and a piece leaning on another
+/// has tipped until it met it. `None` when tipping away from `other`, or until a side lies on the
+/// table, never reaches it.
+fn tipped_into_contact(
+    piece: &Piece,
+    other: &Piece,
+    engine: &Engine,
+    models: &PieceModels,
+) -> Option<Piece> {
+    /// Tipping is searched in steps of this (radians) before the contact is bisected.
+    const STEP: f64 = 1.0 * std::f64::consts::PI / 180.0;
+    /// A lean no steeper than this off the fit is still the piece the camera saw.
+    const MOST: f64 = 25.0 * std::f64::consts::PI / 180.0;
+    let (on_mover, on_other) = engine.nearest_points(piece, other, f64::INFINITY)?;
+    let towards = on_other - on_mover;
+    let flat = Vector3::new(towards.x, towards.y, 0.0);
+    if flat.norm() < 1e-6 {
+        return None;
+    }
+    let mut corners_table: Vec<Point3<f64>> = vertices_piece(&models.dims(piece.size))
+        .iter()
+        .map(|v| piece.table_from_piece * v)
+        .collect();
+    corners_table.sort_by(|a, b| a.z.total_cmp(&b.z));
+    let (lowest, next) = (corners_table[0], corners_table[1]);
+    // On a base edge it tips about that edge; on its apex, about the horizontal across `flat`.
+    let axis = if next.z - lowest.z < 1.0 {
+        next - lowest
+    } else {
+        Vector3::z().cross(&flat)
+    };
+    let mut axis = Unit::new_normalize(axis);
+    if axis.cross(&(on_mover - lowest)).dot(&towards) < 0.0 {
+        axis = -axis;
+    }
+    // A piece leans on what it leans towards: tipping that would raise it is no rest.
+    let apex_table =
+        piece.table_from_piece * Point3::new(0.0, 0.0, models.dims(piece.size).height_mm);
+    if axis.cross(&(apex_table - lowest)).z > 0.0 {
+        return None;
+    }
+    let at = |angle: f64| {
+        let turn = UnitQuaternion::from_axis_angle(&axis, angle);
+        let mut p = piece.clone();
+        let pose = &p.table_from_piece;
+        let translation = lowest.coords + turn * (pose.translation.vector - lowest.coords);
+        p.table_from_piece =
+            Isometry3::from_parts(Translation3::from(translation), turn * pose.rotation);
+        p
+    };
+    let through_table = |p: &Piece| {
+        vertices_piece(&models.dims(p.size))
+            .iter()
+            .any(|v| (p.table_from_piece * v).z < lowest.z - 0.3)
+    };
+    let distance = |angle: f64| engine.surface_distance(&at(angle), other);
+    let mut near = 0.0;
+    let mut far = None;
+    while near < MOST {
+        let next = near + STEP;
+        if through_table(&at(next)) {
+            return None;
         }
-        let before = engine.surface_distance(&pieces[mover], p);
-        let after = engine.surface_distance(&moved, p);
-        // What touched still touches, and what did not is not run into.
-        if before <= TOUCHING_MM {
-            after <= TOUCHING_MM
+        if distance(next) <= CONTACT_MM {
+            far = Some(next);
+            break;
+        }
+        near = next;
+    }
+    let mut far = far?;
+    for _ in 0..16 {
+        let mid = 0.5 * (near + far);
+        if distance(mid) > CONTACT_MM {
+            near = mid;
         } else {
-            after > 0.0
+            far = mid;
         }
-    });
-    (keeps_the_rest && distance(far) > 0.0).then_some(moved)
+    }
+    Some(at(far))
 }
 
 /// The Master's warning for each closed gap, in the koan that holds both pieces (after the
@@ -196,6 +340,7 @@ fn moved_into_contact(
 pub fn note_closed_gaps(scene: &mut Scene, closed: &[ClosedGap]) {
     for gap in closed {
         let [a, b] = gap.pieces.map(|k| scene.pieces[k].id);
+        let leaning = gap.leaning.map(|k| scene.pieces[k].id);
         let pair = [a.min(b), a.max(b)];
         let Some(koan) = scene.koans.iter_mut().find(|k| k.touches(a, b)) else {
             continue;
@@ -206,10 +351,16 @@ pub fn note_closed_gaps(scene: &mut Scene, closed: &[ClosedGap]) {
             decided: true,
             margin: TOUCHING_MM - gap.gap_mm,
             unit: "mm".into(),
-            note: format!(
-                "touching ({}, {}): yes, but the camera saw a {:.1} mm gap, finer than it can measure: look",
-                pair[0], pair[1], gap.gap_mm
-            ),
+            note: match leaning {
+                Some(id) => format!(
+                    "touching ({}, {}): yes, as {id} leans and must rest on something, but the camera saw a {:.1} mm gap: look",
+                    pair[0], pair[1], gap.gap_mm
+                ),
+                None => format!(
+                    "touching ({}, {}): yes, but the camera saw a {:.1} mm gap, finer than it can measure: look",
+                    pair[0], pair[1], gap.gap_mm
+                ),
+            },
         });
     }
 }
@@ -236,7 +387,14 @@ mod tests {
         let engine = Engine::default();
         // Medium bases are 19.8 mm wide: 2 mm apart.
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 21.8, 0.6)];
-        let closed = close_gaps(&mut pieces, &[false, false], &engine, 3.0);
+        let closed = close_gaps(
+            &mut pieces,
+            &[Support::Itself; 2],
+            &engine,
+            &PieceModels::default(),
+            3.0,
+            3.0,
+        );
         assert_eq!(closed.len(), 1);
         assert!((closed[0].gap_mm - 2.0).abs() < 1e-6);
         let gap = engine.surface_distance(&pieces[0], &pieces[1]);
@@ -251,7 +409,14 @@ mod tests {
     fn the_master_is_warned_that_a_closed_gap_was_judged() {
         let engine = Engine::default();
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 21.8, 0.6)];
-        let closed = close_gaps(&mut pieces, &[false, false], &engine, 3.0);
+        let closed = close_gaps(
+            &mut pieces,
+            &[Support::Itself; 2],
+            &engine,
+            &PieceModels::default(),
+            3.0,
+            3.0,
+        );
         let mut scene = Scene::from_pieces(pieces);
         engine.derive(&mut scene);
         note_closed_gaps(&mut scene, &closed);
@@ -293,11 +458,130 @@ mod tests {
         assert_eq!(after.koans[0].towers, vec![vec![0, 1]]);
     }
 
+    /// An upright medium at the origin, and a large beside it (towards +y) leaning 60° towards it,
+    /// `gap_mm` apart.
+    fn leaner_beside_upright(gap_mm: f64, engine: &Engine) -> Vec<Piece> {
+        let models = PieceModels::default();
+        let upright = piece(0, 0.0, 0.9);
+        let lean = |y: f64| {
+            let pose = crate::pose::pose_on_table(
+                &models.dims(Size::Large),
+                60f64.to_radians(),
+                0.0,
+                y,
+                std::f64::consts::PI,
+            );
+            let mut p = Piece::new(1, Color::Red, Size::Large, pose);
+            p.confidence = Some(0.95);
+            p
+        };
+        // The gap is not linear in y (the nearest points slide): a few steps find it.
+        let mut y = 60.0;
+        for _ in 0..8 {
+            y -= engine.surface_distance(&upright, &lean(y)) - gap_mm;
+        }
+        let pieces = vec![upright, lean(y)];
+        let gap = engine.surface_distance(&pieces[0], &pieces[1]);
+        assert!((gap - gap_mm).abs() < 0.2, "set up {gap} mm apart");
+        pieces
+    }
+
+    #[test]
+    fn a_leaning_piece_apart_from_everything_is_moved_onto_its_nearest_neighbour() {
+        let engine = Engine::default();
+        let support = [Support::Itself, Support::Leaning];
+        let models = PieceModels::default();
+        let mut pieces = leaner_beside_upright(6.0, &engine);
+        let seen = pieces[1].clone();
+        let closed = close_gaps(&mut pieces, &support, &engine, &models, 2.5, 8.0);
+        assert_eq!(closed.len(), 1);
+        assert!(engine.surface_distance(&pieces[0], &pieces[1]) <= TOUCHING_MM);
+        assert_eq!(
+            pieces[0].table_from_piece.translation.x, 0.0,
+            "the leaning piece moves, though it is the surer one"
+        );
+        // It tipped further over the base edge it stands on, which stays where it was seen.
+        let tilt = |p: &Piece| {
+            (p.table_from_piece.rotation * Vector3::z())
+                .z
+                .acos()
+                .to_degrees()
+        };
+        assert!(
+            tilt(&pieces[1]) > tilt(&seen) + 1.0,
+            "tilt {}",
+            tilt(&pieces[1])
+        );
+        let on_table = |p: &Piece| {
+            let mut corners: Vec<Point3<f64>> = vertices_piece(&models.dims(Size::Large))
+                .iter()
+                .map(|v| p.table_from_piece * v)
+                .filter(|c| c.z < 0.1)
+                .collect();
+            corners.sort_by(|a, b| a.x.total_cmp(&b.x));
+            corners
+        };
+        let (before, after) = (on_table(&seen), on_table(&pieces[1]));
+        assert_eq!(before.len(), 2, "a leaner stands on an edge");
+        assert_eq!(after.len(), 2, "and still does");
+        for (b, a) in before.iter().zip(&after) {
+            assert!((b - a).norm() < 0.01, "edge moved from {b} to {a}");
+        }
+        let mut scene = Scene::from_pieces(pieces);
+        engine.derive(&mut scene);
+        note_closed_gaps(&mut scene, &closed);
+        assert!(
+            scene.koans[0]
+                .judgment_calls
+                .iter()
+                .any(|c| c.note.contains("1 leans and must rest on something")),
+            "{:?}",
+            scene.koans[0].judgment_calls
+        );
+        // The same gap beside a piece that stands alone shows, and is kept.
+        let mut standing = leaner_beside_upright(6.0, &engine);
+        let alone = [Support::Itself, Support::Itself];
+        assert!(
+            close_gaps(
+                &mut standing,
+                &alone,
+                &engine,
+                &PieceModels::default(),
+                2.5,
+                8.0
+            )
+            .is_empty()
+        );
+        // And a leaning piece further off than its fit can be wrong stays where it was seen.
+        let mut far = leaner_beside_upright(12.0, &engine);
+        assert!(
+            close_gaps(
+                &mut far,
+                &support,
+                &engine,
+                &PieceModels::default(),
+                2.5,
+                8.0
+            )
+            .is_empty()
+        );
+    }
+
     #[test]
     fn a_gap_that_shows_is_kept() {
         let engine = Engine::default();
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 25.0, 0.6)];
-        assert!(close_gaps(&mut pieces, &[false, false], &engine, 3.0).is_empty());
+        assert!(
+            close_gaps(
+                &mut pieces,
+                &[Support::Itself; 2],
+                &engine,
+                &PieceModels::default(),
+                3.0,
+                3.0
+            )
+            .is_empty()
+        );
         assert_eq!(pieces[1].table_from_piece.translation.x, 25.0);
     }
 
@@ -307,7 +591,14 @@ mod tests {
         // The middle piece touches the left one and is 2 mm from the right one; it is the least
         // sure, but moving it would part it from the left: the right one moves instead.
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 20.0, 0.5), piece(2, 41.8, 0.8)];
-        let closed = close_gaps(&mut pieces, &[false; 3], &engine, 3.0);
+        let closed = close_gaps(
+            &mut pieces,
+            &[Support::Itself; 3],
+            &engine,
+            &PieceModels::default(),
+            3.0,
+            3.0,
+        );
         assert_eq!(closed.len(), 1);
         assert!(engine.surface_distance(&pieces[0], &pieces[1]) <= TOUCHING_MM);
         assert!(engine.surface_distance(&pieces[1], &pieces[2]) <= TOUCHING_MM);

@@ -58,6 +58,9 @@ pub struct DetectParams {
     /// Pieces fitted closer than this (mm) are moved into contact: finer gaps are within what a
     /// silhouette fit can tell (see [`crate::contact`]).
     pub contact_snap_mm: f64,
+    /// A leaning piece that touches nothing is moved onto its nearest neighbour from this far
+    /// (mm): it cannot lean on air, and a leaning fit places it less surely than a standing one.
+    pub leaning_snap_mm: f64,
     /// What one overlap pixel whose colour agrees with the depth order of two pieces is worth
     /// against one pixel of silhouette fit, when explanations of a region are compared (where
     /// two fitted silhouettes overlap, the frame shows the colour of the nearer piece).
@@ -82,6 +85,7 @@ impl Default for DetectParams {
             stacking_margin: 0.015,
             bridging_margin: -0.005,
             contact_snap_mm: 2.5,
+            leaning_snap_mm: 8.0,
             depth_order_weight: 1.0,
             resting_outline_tolerance: 0.03,
         }
