@@ -132,6 +132,19 @@ pub fn close_gaps(
     closed
 }
 
+/// Of `tips` (each with a key), the one a piece whose cavity's apex is at `cavity_apex` sits on:
+/// the nearest, within [`SEATED_WITHIN_MM`].
+pub fn seat_among<K>(
+    cavity_apex: &Point3<f64>,
+    tips: impl IntoIterator<Item = (K, Point3<f64>)>,
+) -> Option<K> {
+    tips.into_iter()
+        .map(|(key, tip)| (key, (tip - cavity_apex).norm()))
+        .filter(|(_, distance)| *distance <= SEATED_WITHIN_MM)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(key, _)| key)
+}
+
 /// Seats each piece fitted stacked on the tip of the piece under it: stacked pyramids of one
 /// shape centre themselves, the tip in the cavity's apex, while the fit may leave the upper piece
 /// a millimetre or two off the axis (its tip then pokes through a wall instead of sitting in the
@@ -151,12 +164,10 @@ pub fn seat_stacked(pieces: &mut [Piece], stacked: &[bool], models: &PieceModels
     for i in order {
         let seat = cavity_apex(&pieces[i]);
         let seat_table = pieces[i].table_from_piece * seat;
-        let under = (0..pieces.len())
+        let tips = (0..pieces.len())
             .filter(|&j| j != i)
-            .map(|j| (j, (tip(&pieces[j]) - seat_table).norm()))
-            .filter(|(_, d)| *d <= SEATED_WITHIN_MM)
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        if let Some((j, _)) = under {
+            .map(|j| (j, tip(&pieces[j])));
+        if let Some(j) = seat_among(&seat_table, tips) {
             // The piece stands upright on the lower one's axis, as high as the geometry rests
             // it (its cavity's rim on the lower faces, or apex on tip, whichever meets first).
             let mut base = tip(&pieces[j]) - seat.coords;

@@ -12,7 +12,7 @@ use opencv::core::Mat;
 
 use crate::camera::Camera;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
-use crate::contact::SEATED_WITHIN_MM;
+use crate::contact::seat_among;
 use crate::error::VisionError;
 use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
@@ -1213,7 +1213,7 @@ impl Detector {
     }
 
     /// The region of the tip that `tips[k]`'s piece, if fitted stacked, sits on: of all the
-    /// other tips, the one nearest its cavity's apex, within [`SEATED_WITHIN_MM`]. In a tower
+    /// other tips, the one nearest its cavity's apex, within [`crate::contact::SEATED_WITHIN_MM`]. In a tower
     /// the tips stand a few millimetres apart on one axis: the middle piece sits on the base's
     /// tip, though the top piece's tip (fitted too low) may be near its cavity's apex as well.
     fn seat_region(&self, tips: &[(usize, Point3<f64>, Detection)], k: usize) -> Option<usize> {
@@ -1223,13 +1223,12 @@ impl Detector {
         }
         let cavity_apex =
             d.table_from_piece * cavity_apex_piece(&self.dims(d.size), self.pieces.wall_mm);
-        tips.iter()
+        let others = tips
+            .iter()
             .enumerate()
             .filter(|(other, _)| *other != k)
-            .map(|(_, (region, tip, _))| (*region, (tip - cavity_apex).norm()))
-            .filter(|(_, distance)| *distance < SEATED_WITHIN_MM)
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(region, _)| region)
+            .map(|(_, (region, tip, _))| (*region, *tip));
+        seat_among(&cavity_apex, others)
     }
 
     /// Whether the face a bridging piece lies on covers every one of these apexes (within 2 mm).
