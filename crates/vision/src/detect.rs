@@ -80,7 +80,7 @@ impl Default for DetectParams {
             max_pieces_per_region: 6,
             min_new_support: 0.4,
             tilted_margin: 0.05,
-            first_choices: 3,
+            first_choices: 5,
             min_own_share: 0.25,
             stacking_margin: 0.015,
             bridging_margin: -0.005,
