@@ -325,16 +325,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 flags: Count::default(),
             };
             // Hidden nested pieces against the "may hide a piece" flags, through the pairing.
+            // What holds a hidden piece is read from the true poses (the engine's `inserted`), so
+            // a dataset need not list it.
             let containers = |j: usize| -> Vec<PieceId> {
-                truth_json["pieces"][j]["inserted_in"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|v| v.as_u64())
-                            .map(|v| v as PieceId)
-                            .collect()
-                    })
-                    .unwrap_or_default()
+                let inner = truth_scene.pieces[j].id;
+                truth_scene
+                    .koans
+                    .iter()
+                    .flat_map(|k| &k.inserted)
+                    .filter(|[i, _]| *i == inner)
+                    .map(|[_, outer]| *outer)
+                    .collect()
             };
             let flagged: BTreeSet<PieceId> =
                 analysis.possibly_hiding.iter().map(|h| h.piece).collect();
