@@ -91,7 +91,7 @@ pub fn analyze_remembering(
             piece
         })
         .collect();
-    let support: Vec<Support> = detections
+    let mut support: Vec<Support> = detections
         .iter()
         .map(|d| support_of(d, &detector.pieces.dims(d.size)))
         .collect();
@@ -99,7 +99,12 @@ pub fn analyze_remembering(
         .iter()
         .map(|d| d.resting == Resting::Stacked)
         .collect();
-    seat_stacked(&mut pieces, &stacked, &detector.pieces);
+    let seats = seat_stacked(&mut pieces, &stacked, &detector.pieces);
+    for (support, seat) in support.iter_mut().zip(seats) {
+        if let Some(under) = seat {
+            *support = Support::Seated(under);
+        }
+    }
     let closed = close_gaps(
         &mut pieces,
         &support,

@@ -38,6 +38,26 @@ pub enum Support {
     Raised,
     /// Leans on the table at a slant no pyramid keeps alone: something holds it up.
     Leaning,
+    /// Sits on the tip of that piece (an index), where the geometry puts it (see
+    /// [`seat_stacked`]): it does not move, and gaps within its tower are the geometry's, not
+    /// the fit's.
+    Seated(usize),
+}
+
+/// The bottom piece of the tower each piece is in (itself when it sits on nothing).
+fn tower_roots(support: &[Support]) -> Vec<usize> {
+    (0..support.len())
+        .map(|mut k| {
+            // A chain longer than the pieces would be a loop: stop there.
+            for _ in 0..support.len() {
+                match support[k] {
+                    Support::Seated(under) if under < support.len() => k = under,
+                    _ => break,
+                }
+            }
+            k
+        })
+        .collect()
 }
 
 /// Moves pieces fitted within `snap_mm` of each other (but not touching) into contact, nearest
@@ -56,6 +76,8 @@ pub fn close_gaps(
 ) -> Vec<ClosedGap> {
     let n = pieces.len();
     let raised = |k: usize| support[k] == Support::Raised;
+    let seated = |k: usize| matches!(support[k], Support::Seated(_));
+    let roots = tower_roots(support);
     let mut closed = Vec::new();
     let mut tried = vec![false; n * n];
     // Gaps by pair (i < j), measured once; a move re-measures only the moved piece's pairs.
@@ -78,7 +100,7 @@ pub fn close_gaps(
         let mut nearest: Option<(usize, usize, f64)> = None;
         for i in 0..n {
             for j in i + 1..n {
-                if tried[i * n + j] {
+                if tried[i * n + j] || (roots[i] == roots[j] && (seated(i) || seated(j))) {
                     continue;
                 }
                 let gap = gaps[i * n + j];
@@ -110,7 +132,7 @@ pub fn close_gaps(
             _ if confidence(i) <= confidence(j) => vec![i, j],
             _ => vec![j, i],
         };
-        for mover in movers {
+        for mover in movers.into_iter().filter(|&k| !seated(k)) {
             let other = if mover == i { j } else { i };
             if let Some(moved) =
                 moved_into_contact(pieces, mover, other, support[mover], engine, models)
@@ -150,8 +172,12 @@ pub fn seat_among<K>(
 /// a millimetre or two off the axis (its tip then pokes through a wall instead of sitting in the
 /// cavity, and no tower is seen). `stacked[i]` says piece `i` was fitted so; the piece under it is
 /// the one whose tip is within [`SEATED_WITHIN_MM`] of its cavity's apex. Lower pieces are seated
-/// first. Returns how many pieces moved.
-pub fn seat_stacked(pieces: &mut [Piece], stacked: &[bool], models: &PieceModels) -> usize {
+/// first. Returns, per piece, the piece it was seated on.
+pub fn seat_stacked(
+    pieces: &mut [Piece],
+    stacked: &[bool],
+    models: &PieceModels,
+) -> Vec<Option<usize>> {
     let tip = |p: &Piece| p.table_from_piece * Point3::new(0.0, 0.0, models.dims(p.size).height_mm);
     let cavity_apex = |p: &Piece| cavity_apex_piece(&models.dims(p.size), models.wall_mm);
     let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| stacked[i]).collect();
@@ -160,7 +186,7 @@ pub fn seat_stacked(pieces: &mut [Piece], stacked: &[bool], models: &PieceModels
         z(a).total_cmp(&z(b))
     });
     let placer = Placer::new(*models);
-    let mut seated = 0;
+    let mut seated_on = vec![None; pieces.len()];
     for i in order {
         let seat = cavity_apex(&pieces[i]);
         let seat_table = pieces[i].table_from_piece * seat;
@@ -177,10 +203,10 @@ pub fn seat_stacked(pieces: &mut [Piece], stacked: &[bool], models: &PieceModels
                 base.z = rest.translation.z;
             }
             pieces[i].table_from_piece.translation = Translation3::from(base.coords);
-            seated += 1;
+            seated_on[i] = Some(j);
         }
     }
-    seated
+    seated_on
 }
 
 /// `pieces[mover]` moved to touch `pieces[other]`, if that keeps the rest of the scene as it was.
@@ -461,7 +487,10 @@ mod tests {
         let mut before = Scene::from_pieces(pieces.clone());
         engine.derive(&mut before);
         assert!(before.koans[0].towers.is_empty(), "{:?}", before.koans[0]);
-        assert_eq!(seat_stacked(&mut pieces, &[false, true], &models), 1);
+        assert_eq!(
+            seat_stacked(&mut pieces, &[false, true], &models),
+            vec![None, Some(0)]
+        );
         let moved = pieces[1].table_from_piece.translation.vector - on_tip.translation.vector;
         assert!(moved.norm() < 1e-6, "seated {moved:?} from where it rests");
         let mut after = Scene::from_pieces(pieces);
@@ -576,6 +605,32 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    #[test]
+    fn a_tower_keeps_the_gaps_its_geometry_leaves() {
+        let engine = Engine::default();
+        let models = PieceModels::default();
+        let placer = Placer::default();
+        let base = placer.upright(0.0, 0.0, 0.0);
+        let middle = placer.on_tip(Size::Large, &base, Size::Medium).unwrap();
+        let top = placer.on_tip(Size::Medium, &middle, Size::Small).unwrap();
+        let tower = vec![
+            Piece::new(0, Color::Red, Size::Large, base),
+            Piece::new(1, Color::Yellow, Size::Medium, middle),
+            Piece::new(2, Color::Red, Size::Small, top),
+        ];
+        // The small top's rim comes within a hair of the large base's faces, yet not touching.
+        let gap = engine.surface_distance(&tower[0], &tower[2]);
+        assert!(gap > TOUCHING_MM && gap <= 2.5, "base to top {gap} mm");
+        let mut seated = tower.clone();
+        let support = [Support::Itself, Support::Seated(0), Support::Seated(1)];
+        assert!(close_gaps(&mut seated, &support, &engine, &models, 2.5, 8.0).is_empty());
+        assert_eq!(seated, tower, "nothing in the tower moved");
+        // Fitted pieces that merely rest on others would have been closed.
+        let mut fitted = tower.clone();
+        let support = [Support::Itself, Support::Raised, Support::Raised];
+        assert!(!close_gaps(&mut fitted, &support, &engine, &models, 2.5, 8.0).is_empty());
     }
 
     #[test]
