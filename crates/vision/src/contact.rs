@@ -408,6 +408,12 @@ mod tests {
     use koanscope_geometry::Placer;
     use koanscope_scene::{Color, Size};
 
+    /// Closes gaps up to 3 mm between pieces that all stand by themselves.
+    fn close_standing(pieces: &mut [Piece], engine: &Engine) -> Vec<ClosedGap> {
+        let support = vec![Support::Itself; pieces.len()];
+        close_gaps(pieces, &support, engine, &PieceModels::default(), 3.0, 3.0)
+    }
+
     fn piece(id: u32, x: f64, confidence: f64) -> Piece {
         let mut p = Piece::new(
             id,
@@ -424,14 +430,7 @@ mod tests {
         let engine = Engine::default();
         // Medium bases are 19.8 mm wide: 2 mm apart.
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 21.8, 0.6)];
-        let closed = close_gaps(
-            &mut pieces,
-            &[Support::Itself; 2],
-            &engine,
-            &PieceModels::default(),
-            3.0,
-            3.0,
-        );
+        let closed = close_standing(&mut pieces, &engine);
         assert_eq!(closed.len(), 1);
         assert!((closed[0].gap_mm - 2.0).abs() < 1e-6);
         let gap = engine.surface_distance(&pieces[0], &pieces[1]);
@@ -446,14 +445,7 @@ mod tests {
     fn the_master_is_warned_that_a_closed_gap_was_judged() {
         let engine = Engine::default();
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 21.8, 0.6)];
-        let closed = close_gaps(
-            &mut pieces,
-            &[Support::Itself; 2],
-            &engine,
-            &PieceModels::default(),
-            3.0,
-            3.0,
-        );
+        let closed = close_standing(&mut pieces, &engine);
         let mut scene = Scene::from_pieces(pieces);
         engine.derive(&mut scene);
         note_closed_gaps(&mut scene, &closed);
@@ -637,17 +629,7 @@ mod tests {
     fn a_gap_that_shows_is_kept() {
         let engine = Engine::default();
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 25.0, 0.6)];
-        assert!(
-            close_gaps(
-                &mut pieces,
-                &[Support::Itself; 2],
-                &engine,
-                &PieceModels::default(),
-                3.0,
-                3.0
-            )
-            .is_empty()
-        );
+        assert!(close_standing(&mut pieces, &engine).is_empty());
         assert_eq!(pieces[1].table_from_piece.translation.x, 25.0);
     }
 
@@ -657,14 +639,7 @@ mod tests {
         // The middle piece touches the left one and is 2 mm from the right one; it is the least
         // sure, but moving it would part it from the left: the right one moves instead.
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 20.0, 0.5), piece(2, 41.8, 0.8)];
-        let closed = close_gaps(
-            &mut pieces,
-            &[Support::Itself; 3],
-            &engine,
-            &PieceModels::default(),
-            3.0,
-            3.0,
-        );
+        let closed = close_standing(&mut pieces, &engine);
         assert_eq!(closed.len(), 1);
         assert!(engine.surface_distance(&pieces[0], &pieces[1]) <= TOUCHING_MM);
         assert!(engine.surface_distance(&pieces[1], &pieces[2]) <= TOUCHING_MM);
