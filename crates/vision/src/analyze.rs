@@ -4,7 +4,7 @@ use std::path::Path;
 
 use koanscope_geometry::{Engine, PyramidDims};
 use koanscope_scene::{KoanId, Orientation, Piece, PieceId, Scene, Size};
-use nalgebra::Vector3;
+use nalgebra::{Isometry3, Translation3, Vector3};
 use opencv::core::{self, Mat, Point, Scalar, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -17,7 +17,7 @@ use crate::error::{CvContext, VisionError};
 use crate::image::size_of;
 use crate::memory::FitMemory;
 use crate::overlay;
-use crate::pose::{Resting, flat_tilt, silhouette};
+use crate::pose::{Resting, centroid_piece, flat_tilt, silhouette};
 
 /// The scene a frame shows, the detections behind it, and anything the user should know.
 #[derive(Debug, Clone)]
@@ -100,9 +100,16 @@ pub fn analyze_remembering(
         .map(|d| d.resting == Resting::Stacked)
         .collect();
     let seats = seat_stacked(&mut pieces, &stacked, &detector.pieces);
-    for (support, seat) in support.iter_mut().zip(seats) {
+    for (i, seat) in seats.into_iter().enumerate() {
         if let Some(under) = seat {
-            *support = Support::Seated(under);
+            support[i] = Support::Seated(under);
+        } else if stacked[i]
+            && let Some(standing) =
+                standing_where_seen(&pieces[i], &detections[i], camera, detector)
+        {
+            // Fitted on a tip that is not there (the piece it stood on was dropped from its
+            // region's reading): nothing holds it up, so it stands on the table where it was seen.
+            pieces[i].table_from_piece = standing;
         }
     }
     let closed = close_gaps(
@@ -272,6 +279,22 @@ pub fn write_overlay(
     crate::image::write_bgr(path, &canvas)
 }
 
+/// `piece` standing upright on the table, turned as it is, with its centroid on the camera ray
+/// through where its centroid was seen.
+fn standing_where_seen(
+    piece: &Piece,
+    detection: &Detection,
+    camera: &Camera,
+    detector: &Detector,
+) -> Option<Isometry3<f64>> {
+    let dims = detector.pieces.dims(piece.size);
+    let centroid_height = centroid_piece(&dims).z;
+    let centroid = camera.pixel_to_table_plane(&detection.image_xy, centroid_height)?;
+    let mut standing = piece.table_from_piece;
+    standing.translation = Translation3::new(centroid.x, centroid.y, 0.0);
+    Some(standing)
+}
+
 /// Whether a fitted piece stands by itself. A pyramid tipped about a base edge falls back onto
 /// its base or onto a side unless something holds it: only upright, lying on a side and
 /// balanced on the apex are rests of its own.
@@ -291,5 +314,53 @@ fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
                 Support::Leaning
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koanscope_scene::Color;
+    use nalgebra::Point3;
+
+    #[test]
+    fn a_piece_fitted_on_a_tip_that_is_not_there_stands_where_it_was_seen() {
+        let camera = crate::render::table_camera();
+        let detector = Detector::new(crate::ColorModel::default());
+        let dims = detector.pieces.dims(Size::Large);
+        // Fitted 30 mm up, turned 20°, as if stacked on a piece no longer in the reading.
+        let floating = Isometry3::from_parts(
+            Translation3::new(120.0, 60.0, 30.0),
+            nalgebra::UnitQuaternion::from_axis_angle(&Vector3::z_axis(), 20f64.to_radians()),
+        );
+        let seen = camera
+            .project_table(&(floating * centroid_piece(&dims)))
+            .expect("in view");
+        let piece = Piece::new(0, Color::Yellow, Size::Large, floating);
+        let detection = Detection {
+            color: Color::Yellow,
+            size: Size::Large,
+            resting: Resting::Stacked,
+            table_from_piece: floating,
+            image_xy: seen,
+            confidence: 0.5,
+            outline_px: Vec::new(),
+        };
+        let standing = standing_where_seen(&piece, &detection, &camera, &detector).unwrap();
+        assert_eq!(standing.translation.z, 0.0, "on the table");
+        assert_eq!(standing.rotation, floating.rotation, "turned as it was");
+        let centroid_px = camera
+            .project_table(&(standing * centroid_piece(&dims)))
+            .unwrap();
+        assert!(
+            (centroid_px - seen).norm() < 0.01,
+            "seen at {seen}, now {centroid_px}"
+        );
+        // Lowered along the camera's ray, not straight down: it lands further from the camera.
+        let centre = camera.centre_table();
+        let flat = |p: Point3<f64>| (p - centre).xy().norm();
+        assert!(
+            flat(Point3::from(standing.translation.vector)) > flat(Point3::new(120.0, 60.0, 0.0))
+        );
     }
 }
