@@ -110,6 +110,7 @@ pub fn analyze_remembering(
             // Fitted on a tip that is not there (the piece it stood on was dropped from its
             // region's reading): nothing holds it up, so it stands on the table where it was seen.
             pieces[i].table_from_piece = standing;
+            support[i] = Support::Itself;
         }
     }
     let closed = close_gaps(
