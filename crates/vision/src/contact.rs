@@ -178,14 +178,14 @@ pub fn seat_stacked(
     stacked: &[bool],
     models: &PieceModels,
 ) -> Vec<Option<usize>> {
-    let tip = |p: &Piece| p.table_from_piece * Point3::new(0.0, 0.0, models.dims(p.size).height_mm);
+    let placer = Placer::new(*models);
+    let tip = |p: &Piece| placer.apex(p.size, &p.table_from_piece);
     let cavity_apex = |p: &Piece| cavity_apex_piece(&models.dims(p.size), models.wall_mm);
     let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| stacked[i]).collect();
     order.sort_by(|&a, &b| {
         let z = |i: usize| pieces[i].table_from_piece.translation.z;
         z(a).total_cmp(&z(b))
     });
-    let placer = Placer::new(*models);
     let mut seated_on = vec![None; pieces.len()];
     for i in order {
         let seat = cavity_apex(&pieces[i]);
@@ -219,14 +219,34 @@ fn moved_into_contact(
     engine: &Engine,
     models: &PieceModels,
 ) -> Option<Piece> {
-    let tipped = (support == Support::Leaning)
-        .then(|| tipped_into_contact(&pieces[mover], &pieces[other], engine, models))
-        .flatten();
+    let keeps = |moved: &Piece| keeps_the_rest(pieces, mover, other, moved, engine);
+    if support == Support::Leaning
+        && let Some(tipped) = tipped_into_contact(&pieces[mover], &pieces[other], engine, models)
+        && keeps(&tipped)
+    {
+        return Some(tipped);
+    }
     let raised = support == Support::Raised;
-    let moved = tipped
-        .filter(|moved| keeps_the_rest(pieces, mover, other, moved, engine))
-        .or_else(|| slid_into_contact(&pieces[mover], &pieces[other], raised, engine))?;
-    keeps_the_rest(pieces, mover, other, &moved, engine).then_some(moved)
+    slid_into_contact(&pieces[mover], &pieces[other], raised, engine).filter(|slid| keeps(slid))
+}
+
+/// The travel (or turn) in `(near, far]` at which `distance` first comes within [`CONTACT_MM`],
+/// bisected `steps` times: `distance(near)` is beyond it, `distance(far)` within.
+fn bisect_to_contact(
+    distance: impl Fn(f64) -> f64,
+    mut near: f64,
+    mut far: f64,
+    steps: usize,
+) -> f64 {
+    for _ in 0..steps {
+        let mid = 0.5 * (near + far);
+        if distance(mid) > CONTACT_MM {
+            near = mid;
+        } else {
+            far = mid;
+        }
+    }
+    far
 }
 
 /// What `pieces[mover]` touched it still touches as `moved`, and what it did not is not run into.
@@ -274,19 +294,11 @@ fn slid_into_contact(piece: &Piece, other: &Piece, raised: bool, engine: &Engine
     };
     let distance = |t: f64| engine.surface_distance(&at(t), other);
     // The gap shrinks as the piece moves in; bisect for the travel that leaves CONTACT_MM.
-    let (mut near, mut far) = (0.0, 3.0 * towards.norm());
+    let far = 3.0 * towards.norm();
     if distance(far) > CONTACT_MM {
         return None;
     }
-    for _ in 0..20 {
-        let mid = 0.5 * (near + far);
-        if distance(mid) > CONTACT_MM {
-            near = mid;
-        } else {
-            far = mid;
-        }
-    }
-    Some(at(far))
+    Some(at(bisect_to_contact(distance, 0.0, far, 20)))
 }
 
 /// `piece`, leaning, tipped further over where it meets the table until it is [`CONTACT_MM`]
@@ -327,8 +339,7 @@ fn tipped_into_contact(
         axis = -axis;
     }
     // A piece leans on what it leans towards: tipping that would raise it is no rest.
-    let apex_table =
-        piece.table_from_piece * Point3::new(0.0, 0.0, models.dims(piece.size).height_mm);
+    let apex_table = Placer::new(*models).apex(piece.size, &piece.table_from_piece);
     if axis.cross(&(apex_table - lowest)).z > 0.0 {
         return None;
     }
@@ -360,16 +371,7 @@ fn tipped_into_contact(
         }
         near = next;
     }
-    let mut far = far?;
-    for _ in 0..16 {
-        let mid = 0.5 * (near + far);
-        if distance(mid) > CONTACT_MM {
-            near = mid;
-        } else {
-            far = mid;
-        }
-    }
-    Some(at(far))
+    Some(at(bisect_to_contact(distance, near, far?, 16)))
 }
 
 /// The Master's warning for each closed gap, in the koan that holds both pieces (after the

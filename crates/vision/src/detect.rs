@@ -2,7 +2,7 @@
 //! ([`crate::segment`]), then, per coloured region, a greedy fit of pyramid silhouettes (size,
 //! resting pose, position, yaw) that explains the region's pixels.
 
-use koanscope_geometry::{PieceModels, PyramidDims};
+use koanscope_geometry::{PieceModels, Placer, PyramidDims};
 use koanscope_scene::{Color, Size};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -1574,5 +1574,5 @@ fn tip_covered(seg: &Segmentation, camera: &Camera, d: &Detection, pieces: &Piec
 
 /// The apex of a detected piece, table frame.
 fn apex_of(d: &Detection, pieces: &PieceModels) -> Point3<f64> {
-    d.table_from_piece * Point3::new(0.0, 0.0, pieces.dims(d.size).height_mm)
+    Placer::new(*pieces).apex(d.size, &d.table_from_piece)
 }
