@@ -14,6 +14,7 @@ use crate::camera::Camera;
 use crate::contact::{Support, close_gaps, note_closed_gaps, seat_stacked};
 use crate::detect::{Detection, Detector};
 use crate::error::{CvContext, VisionError};
+use crate::gap::gap_seen;
 use crate::image::size_of;
 use crate::memory::FitMemory;
 use crate::overlay;
@@ -73,7 +74,7 @@ pub fn analyze_remembering(
     memory: Option<&FitMemory>,
 ) -> Result<Analysis, VisionError> {
     check_resolution(image, image_path, &camera.intrinsics)?;
-    let (mut detections, notes) = detector.detect_noting(image, camera, memory)?;
+    let (mut detections, notes, seg) = detector.detect_segmented(image, camera, memory)?;
     // Reading order (top to bottom, then left to right in bands) gives stable, findable ids.
     detections.sort_by(|a, b| {
         let band = |d: &Detection| (d.image_xy.y / 80.0).floor();
@@ -120,6 +121,18 @@ pub fn analyze_remembering(
         &detector.pieces,
         detector.params.contact_snap_mm,
         detector.params.leaning_snap_mm,
+        &|pieces: &[Piece], i, j| {
+            gap_seen(
+                &seg,
+                camera,
+                &detector.pieces,
+                engine,
+                pieces,
+                i,
+                j,
+                detector.params.leaning_snap_mm + 1.0,
+            )
+        },
     );
     // Where a piece was seated or moved into contact, the overlay outlines it where the scene
     // has it (its axis is drawn from there too), not where the fit left it. Its image position

@@ -65,7 +65,8 @@ fn tower_roots(support: &[Support]) -> Vec<usize> {
 /// Otherwise the less confident piece slides along the table towards the other. A leaning piece
 /// that touches nothing must rest against something: it slides onto its nearest neighbour from
 /// as far as `lean_snap_mm`, the leaning fit's own error. A move is kept only if the piece keeps
-/// touching what it touched and goes into no other piece.
+/// touching what it touched and goes into no other piece. A gap `gap_seen(pieces, i, j)` says
+/// the frame shows (the table visible through it) is left as it is.
 pub fn close_gaps(
     pieces: &mut [Piece],
     support: &[Support],
@@ -73,6 +74,7 @@ pub fn close_gaps(
     models: &PieceModels,
     snap_mm: f64,
     lean_snap_mm: f64,
+    gap_seen: &dyn Fn(&[Piece], usize, usize) -> bool,
 ) -> Vec<ClosedGap> {
     let n = pieces.len();
     let raised = |k: usize| support[k] == Support::Raised;
@@ -119,6 +121,10 @@ pub fn close_gaps(
         }
         let Some((i, j, gap)) = nearest else { break };
         tried[i * n + j] = true;
+        // Where the frame shows the table through the gap, it is real: leave it.
+        if gap_seen(pieces, i, j) {
+            continue;
+        }
         let confidence = |k: usize| pieces[k].confidence.unwrap_or(0.0);
         // Raised pieces move first, then a leaning one looking for its support, then the less
         // confident one. Beyond `snap_mm` only the leaning piece may move.
@@ -413,7 +419,15 @@ mod tests {
     /// Closes gaps up to 3 mm between pieces that all stand by themselves.
     fn close_standing(pieces: &mut [Piece], engine: &Engine) -> Vec<ClosedGap> {
         let support = vec![Support::Itself; pieces.len()];
-        close_gaps(pieces, &support, engine, &PieceModels::default(), 3.0, 3.0)
+        close_gaps(
+            pieces,
+            &support,
+            engine,
+            &PieceModels::default(),
+            3.0,
+            3.0,
+            &|_, _, _| false,
+        )
     }
 
     fn piece(id: u32, x: f64, confidence: f64) -> Piece {
@@ -441,6 +455,27 @@ mod tests {
             pieces[0].table_from_piece.translation.x, 0.0,
             "the sure piece stays"
         );
+    }
+
+    #[test]
+    fn a_gap_the_frame_shows_stays_open() {
+        let engine = Engine::default();
+        let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 21.8, 0.6)];
+        let support = vec![Support::Itself; 2];
+        let models = PieceModels::default();
+        let seen_between = |_: &[Piece], i: usize, j: usize| (i, j) == (0, 1);
+        let closed = close_gaps(
+            &mut pieces,
+            &support,
+            &engine,
+            &models,
+            3.0,
+            3.0,
+            &seen_between,
+        );
+        assert!(closed.is_empty());
+        let gap = engine.surface_distance(&pieces[0], &pieces[1]);
+        assert!((gap - 2.0).abs() < 1e-6, "gap {gap}");
     }
 
     #[test]
@@ -527,7 +562,15 @@ mod tests {
         let models = PieceModels::default();
         let mut pieces = leaner_beside_upright(6.0, &engine);
         let seen = pieces[1].clone();
-        let closed = close_gaps(&mut pieces, &support, &engine, &models, 2.5, 8.0);
+        let closed = close_gaps(
+            &mut pieces,
+            &support,
+            &engine,
+            &models,
+            2.5,
+            8.0,
+            &|_, _, _| false,
+        );
         assert_eq!(closed.len(), 1);
         assert!(engine.surface_distance(&pieces[0], &pieces[1]) <= TOUCHING_MM);
         assert_eq!(
@@ -582,7 +625,8 @@ mod tests {
                 &engine,
                 &PieceModels::default(),
                 2.5,
-                8.0
+                8.0,
+                &|_, _, _| false
             )
             .is_empty()
         );
@@ -595,7 +639,8 @@ mod tests {
                 &engine,
                 &PieceModels::default(),
                 2.5,
-                8.0
+                8.0,
+                &|_, _, _| false
             )
             .is_empty()
         );
@@ -619,12 +664,34 @@ mod tests {
         assert!(gap > TOUCHING_MM && gap <= 2.5, "base to top {gap} mm");
         let mut seated = tower.clone();
         let support = [Support::Itself, Support::Seated(0), Support::Seated(1)];
-        assert!(close_gaps(&mut seated, &support, &engine, &models, 2.5, 8.0).is_empty());
+        assert!(
+            close_gaps(
+                &mut seated,
+                &support,
+                &engine,
+                &models,
+                2.5,
+                8.0,
+                &|_, _, _| false
+            )
+            .is_empty()
+        );
         assert_eq!(seated, tower, "nothing in the tower moved");
         // Fitted pieces that merely rest on others would have been closed.
         let mut fitted = tower.clone();
         let support = [Support::Itself, Support::Raised, Support::Raised];
-        assert!(!close_gaps(&mut fitted, &support, &engine, &models, 2.5, 8.0).is_empty());
+        assert!(
+            !close_gaps(
+                &mut fitted,
+                &support,
+                &engine,
+                &models,
+                2.5,
+                8.0,
+                &|_, _, _| false
+            )
+            .is_empty()
+        );
     }
 
     #[test]

@@ -213,6 +213,17 @@ impl Detector {
         camera: &Camera,
         memory: Option<&FitMemory>,
     ) -> Result<(Vec<Detection>, Vec<String>), VisionError> {
+        let (found, notes, _) = self.detect_segmented(image, camera, memory)?;
+        Ok((found, notes))
+    }
+
+    /// Like [`Detector::detect_noting`], handing back the frame's segmentation too.
+    pub fn detect_segmented(
+        &self,
+        image: &Mat,
+        camera: &Camera,
+        memory: Option<&FitMemory>,
+    ) -> Result<(Vec<Detection>, Vec<String>, Segmentation), VisionError> {
         let seg = segment(image, &self.colors)?;
         let mut notes = Vec::new();
         if board_in_view(&seg, camera).is_some() {
@@ -220,7 +231,8 @@ impl Detector {
                 "the calibration board still lies on the table: pieces on it are not looked for; remove it before play".to_string(),
             );
         }
-        Ok((self.detect_remembering(&seg, camera, memory)?, notes))
+        let found = self.detect_remembering(&seg, camera, memory)?;
+        Ok((found, notes, seg))
     }
 
     /// Like [`Detector::detect`], from a segmentation already made.

@@ -17,6 +17,7 @@ mod cv;
 pub mod detect;
 mod error;
 pub mod evaluate;
+mod gap;
 pub mod image;
 pub mod memory;
 mod occlusion;

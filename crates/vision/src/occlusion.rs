@@ -5,6 +5,7 @@
 //! different order along the camera's rays, and the frame shows which order it is.
 
 use koanscope_geometry::PieceModels;
+use koanscope_scene::Piece;
 use nalgebra::{Isometry3, Point2, Point3, Vector3};
 
 use crate::camera::Camera;
@@ -23,6 +24,14 @@ impl Solid {
         Solid::placed(
             &vertices_piece(&pieces.dims(detection.size)),
             &detection.table_from_piece,
+        )
+    }
+
+    /// The solid of a piece of a scene.
+    pub(crate) fn of_piece(pieces: &PieceModels, piece: &Piece) -> Solid {
+        Solid::placed(
+            &vertices_piece(&pieces.dims(piece.size)),
+            &piece.table_from_piece,
         )
     }
 
