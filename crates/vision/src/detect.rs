@@ -24,6 +24,7 @@ use crate::region::{
     Overlap, Prefix, Region, covered, explain, open_residual, overlap, overlap_union, regions,
 };
 use crate::segment::{Segmentation, segment};
+use crate::shadow::without_tinted_shadows;
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +70,11 @@ pub struct DetectParams {
     /// even when its outline explains up to this share of the region's pixels less than
     /// standing on the table does.
     pub resting_outline_tolerance: f64,
+    /// A piece darker than the table whose colour differs from the table's by at most this share
+    /// of the most strongly coloured piece of its colour in the frame is a tinted shadow, not a
+    /// piece (see `shadow.rs`). On dev the shadows read as pieces stood at 0.52–0.54 and the
+    /// palest true pieces (the inside of an upside-down red) at 0.66 and above.
+    pub pale_shadow_share: f64,
 }
 
 impl Default for DetectParams {
@@ -88,6 +94,7 @@ impl Default for DetectParams {
             leaning_snap_mm: 8.0,
             depth_order_weight: 1.0,
             resting_outline_tolerance: 0.03,
+            pale_shadow_share: 0.6,
         }
     }
 }
@@ -378,7 +385,13 @@ impl Detector {
                 break;
             }
         }
-        Ok(per_region.into_iter().flatten().collect())
+        let found = per_region.into_iter().flatten().collect();
+        Ok(without_tinted_shadows(
+            seg,
+            found,
+            self.colors.shadow_dark_ratio,
+            self.params.pale_shadow_share,
+        ))
     }
 
     /// The readings of a region (see [`Detector::readings`]), or what the memory holds for the

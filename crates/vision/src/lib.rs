@@ -26,6 +26,7 @@ pub mod pose;
 mod region;
 pub mod render;
 pub mod segment;
+mod shadow;
 pub mod target;
 
 pub use analyze::{

@@ -19,12 +19,34 @@ pub struct Segmentation {
     pub palette: Vec<Color>,
     /// The frame in 8-bit Lab (continuous, 3 bytes a pixel); read it with [`Segmentation::lab_bytes`].
     lab: Mat,
+    /// The table's local colour, 8-bit Lab like `lab`.
+    table: Mat,
 }
 
 impl Segmentation {
     /// The frame in 8-bit Lab, row-major, 3 bytes a pixel.
     pub fn lab_bytes(&self) -> &[u8] {
         self.lab.data_bytes().unwrap_or(&[])
+    }
+
+    /// How far a pixel's chroma lies from the table's around it (8-bit Lab units).
+    pub(crate) fn chroma_difference_at(&self, x: usize, y: usize) -> f64 {
+        let k = 3 * (y * self.width + x);
+        let (Ok(p), Ok(t)) = (self.lab.data_bytes(), self.table.data_bytes()) else {
+            return 0.0;
+        };
+        let da = f64::from(p[k + 1]) - f64::from(t[k + 1]);
+        let db = f64::from(p[k + 2]) - f64::from(t[k + 2]);
+        da.hypot(db)
+    }
+
+    /// A pixel's lightness as a share of the table's around it.
+    pub(crate) fn lightness_ratio_at(&self, x: usize, y: usize) -> f64 {
+        let k = 3 * (y * self.width + x);
+        let (Ok(p), Ok(t)) = (self.lab.data_bytes(), self.table.data_bytes()) else {
+            return 1.0;
+        };
+        (f64::from(p[k]) + 1.0) / (f64::from(t[k]) + 1.0)
     }
 
     /// The class of a colour's pixels, if the palette has it.
@@ -110,6 +132,7 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
         classes,
         palette,
         lab,
+        table,
     })
 }
 
