@@ -175,10 +175,11 @@ pub fn shapes(analysis: &Analysis, camera: &Camera) -> OverlayShapes {
                     orientation.map_or("?", |o| o.word()),
                     d.confidence
                 ),
+                // Rounded like every other position, so the shapes read back as written.
                 label_px: if d.outline_px.is_empty() {
-                    [d.image_xy.x, d.image_xy.y]
+                    xy(&d.image_xy)
                 } else {
-                    [leftmost.x - 10.0, leftmost.y + 28.0]
+                    xy(&Point2::new(leftmost.x - 10.0, leftmost.y + 28.0))
                 },
                 rgb: display_rgb(piece.color),
                 outline_px: d.outline_px.iter().map(xy).collect(),
@@ -237,7 +238,7 @@ pub fn shapes(analysis: &Analysis, camera: &Camera) -> OverlayShapes {
                     .collect(),
                 pieces: koan.pieces.clone(),
                 label: format!("koan {}", koan.id),
-                label_px: [top.x - 20.0, top.y - 6.0],
+                label_px: xy(&Point2::new(top.x - 20.0, top.y - 6.0)),
                 outline_px: grown.iter().map(xy).collect(),
             }
         })
