@@ -23,7 +23,8 @@ pub(crate) struct Region {
     pub(crate) h: usize,
     /// 1 where the pixel belongs to the region.
     pub(crate) target: Vec<u8>,
-    /// 1 where another piece (any other foreground) may hide this one: neither reward nor cost.
+    /// Non-zero where something may hide this region's pieces: [`OTHER`] over another piece (any
+    /// other foreground), [`EXPLAINED`] over pixels a piece already fitted here explains.
     pub(crate) dontcare: Vec<u8>,
 }
 
@@ -69,7 +70,7 @@ impl Region {
                 let (dx, dy) = (x as f64 - cx, y as f64 - cy);
                 let k = y as usize * self.w + x as usize;
                 if dx * dx + dy * dy <= radius_px * radius_px
-                    && (self.target[k] == 1 || (hidden_too && self.dontcare[k] == 1))
+                    && (self.target[k] == 1 || (hidden_too && self.dontcare[k] != 0))
                 {
                     return true;
                 }
@@ -247,7 +248,7 @@ pub(crate) fn regions(
                         if in_crop && labels[(fy - cy0) * cw + (fx - cx0)] == label {
                             target[y * rw + x] = 1;
                         } else if seg.classes[idx] != TABLE {
-                            dontcare[y * rw + x] = 1;
+                            dontcare[y * rw + x] = OTHER;
                         }
                     }
                 }
@@ -271,11 +272,18 @@ pub(crate) fn regions(
     Ok(found.into_iter().map(|(_, _, region)| region).collect())
 }
 
+/// `Region::dontcare` of a pixel of another piece (or unknown colour).
+pub(crate) const OTHER: u8 = 1;
+/// `Region::dontcare` of a pixel of the region already explained by a piece fitted to it.
+pub(crate) const EXPLAINED: u8 = 2;
+
 /// Row prefix sums of a region's masks, so a silhouette scores in time proportional to its height.
 pub(crate) struct Prefix {
     pub(crate) w: usize,
     pub(crate) target: Vec<u32>,
     pub(crate) dontcare: Vec<u32>,
+    /// Of those, the pixels of other pieces (not those already explained here).
+    pub(crate) others: Vec<u32>,
 }
 
 impl Prefix {
@@ -283,18 +291,21 @@ impl Prefix {
         let w = region.w;
         let mut target = vec![0u32; (w + 1) * region.h];
         let mut dontcare = vec![0u32; (w + 1) * region.h];
+        let mut others = vec![0u32; (w + 1) * region.h];
         for y in 0..region.h {
             for x in 0..w {
                 let i = y * w + x;
                 let p = y * (w + 1) + x;
                 target[p + 1] = target[p] + u32::from(region.target[i]);
-                dontcare[p + 1] = dontcare[p] + u32::from(region.dontcare[i]);
+                dontcare[p + 1] = dontcare[p] + u32::from(region.dontcare[i] != 0);
+                others[p + 1] = others[p] + u32::from(region.dontcare[i] == OTHER);
             }
         }
         Prefix {
             w,
             target,
             dontcare,
+            others,
         }
     }
 }
@@ -306,6 +317,8 @@ pub(crate) struct Overlap {
     pub(crate) off: f64,
     /// Pixels over other pieces or over pixels already explained.
     pub(crate) care: f64,
+    /// Of those, pixels over other pieces.
+    pub(crate) others: f64,
 }
 
 /// The spans of a convex polygon on the integer rows `first..first + spans.len()`, as
@@ -369,7 +382,7 @@ thread_local! {
 /// Integer pixel counts of one run of pixels `xa..=xb` on region row `ry` (which may lie outside
 /// the region: all off then).
 #[inline(always)]
-fn count_run(region: &Region, prefix: &Prefix, ry: i64, xa: i64, xb: i64, acc: &mut [i64; 3]) {
+fn count_run(region: &Region, prefix: &Prefix, ry: i64, xa: i64, xb: i64, acc: &mut [i64; 4]) {
     let total = xb - xa + 1;
     if ry < 0 || ry >= region.h as i64 {
         acc[1] += total;
@@ -384,6 +397,7 @@ fn count_run(region: &Region, prefix: &Prefix, ry: i64, xa: i64, xb: i64, acc: &
     acc[0] += on;
     acc[2] += care;
     acc[1] += total - on - care;
+    acc[3] += i64::from(prefix.others[row + cb]) - i64::from(prefix.others[row + ca]);
 }
 
 fn row_range(polygons: &[&[Point2<f64>]]) -> Option<(i64, usize)> {
@@ -425,7 +439,7 @@ pub(crate) fn for_each_run(polygon_px: &[Point2<f64>], mut run: impl FnMut(i64, 
 
 pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Overlap {
     let oy = region.y0 as i64;
-    let mut acc = [0i64; 3];
+    let mut acc = [0i64; 4];
     for_each_run(polygon_px, |y, xa, xb| {
         count_run(region, prefix, y - oy, xa, xb, &mut acc)
     });
@@ -433,6 +447,7 @@ pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64
         on: acc[0] as f64,
         off: acc[1] as f64,
         care: acc[2] as f64,
+        others: acc[3] as f64,
     }
 }
 
@@ -455,7 +470,7 @@ pub(crate) fn overlap_union(
         })
         .collect();
     let oy = region.y0 as i64;
-    let mut acc = [0i64; 3];
+    let mut acc = [0i64; 4];
     let mut runs: Vec<(i64, i64)> = Vec::with_capacity(polygons.len());
     for k in 0..rows {
         runs.clear();
@@ -488,6 +503,7 @@ pub(crate) fn overlap_union(
         on: acc[0] as f64,
         off: acc[1] as f64,
         care: acc[2] as f64,
+        others: acc[3] as f64,
     }
 }
 
@@ -521,7 +537,7 @@ pub(crate) fn explain(region: &mut Region, outline_px: &[Point2<f64>]) {
             let i = ry * region.w + x;
             if region.target[i] == 1 {
                 region.target[i] = 0;
-                region.dontcare[i] = 1;
+                region.dontcare[i] = EXPLAINED;
             }
         }
     }
@@ -553,7 +569,7 @@ pub(crate) fn open_residual(region: &mut Region) {
                 let any = (-2..=2).any(|dy| (-2..=2).any(|dx| get(&eroded, x + dx, y + dy) == 1));
                 if !any {
                     region.target[i] = 0;
-                    region.dontcare[i] = 1;
+                    region.dontcare[i] = EXPLAINED;
                 }
             }
         }
