@@ -144,9 +144,6 @@ const FINE_FROM_MM: f64 = 1.5;
 /// The pattern search stops once its step is this short, mm.
 const FINEST_STEP_MM: f64 = 0.15;
 
-/// Of the best seeds of tilted pieces (one per size and starting tilt, 12 in all), this many best
-/// take coarse steps.
-const TILTED_SEEDS_REFINED: usize = 6;
 
 /// Where only the best of several fits goes on (tilted pieces, tower bases), this many best
 /// coarse fits take the fine steps.
@@ -1084,7 +1081,8 @@ impl Detector {
             first_step_mm: 4.0,
             tilt: true,
         };
-        // The best yaw of each size and starting tilt; the best of those take coarse steps.
+        // The best yaw of each size and starting tilt, each taking coarse steps: an upside-down
+        // piece's seed can score far below a leaning one's and still end best.
         let mut seeds: Vec<(f64, Hypothesis)> = Vec::new();
         for size in sizes.into_iter().filter(|_| allow_tilted) {
             for tilt_deg in [45.0_f64, 70.0, 150.0, 180.0] {
@@ -1104,10 +1102,8 @@ impl Detector {
                 );
             }
         }
-        seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut coarse_tilted: Vec<(f64, Hypothesis)> = seeds
             .into_iter()
-            .take(TILTED_SEEDS_REFINED)
             .map(|(_, h)| self.refine(region, &prefix, camera, h, free_tilt, FINE_FROM_MM))
             .collect();
         // Only the best tilted fit goes on, so only the best few coarse ones take fine steps.
