@@ -430,6 +430,20 @@ mod tests {
         )
     }
 
+    /// Closes gaps as the detector does (2.5 mm, 8 mm for a leaning piece), in a frame that
+    /// shows no gap.
+    fn close_unseen(pieces: &mut [Piece], support: &[Support], engine: &Engine) -> Vec<ClosedGap> {
+        close_gaps(
+            pieces,
+            support,
+            engine,
+            &PieceModels::default(),
+            2.5,
+            8.0,
+            &|_, _, _| false,
+        )
+    }
+
     fn piece(id: u32, x: f64, confidence: f64) -> Piece {
         let mut p = Piece::new(
             id,
@@ -562,15 +576,7 @@ mod tests {
         let models = PieceModels::default();
         let mut pieces = leaner_beside_upright(6.0, &engine);
         let seen = pieces[1].clone();
-        let closed = close_gaps(
-            &mut pieces,
-            &support,
-            &engine,
-            &models,
-            2.5,
-            8.0,
-            &|_, _, _| false,
-        );
+        let closed = close_unseen(&mut pieces, &support, &engine);
         assert_eq!(closed.len(), 1);
         assert!(engine.surface_distance(&pieces[0], &pieces[1]) <= TOUCHING_MM);
         assert_eq!(
@@ -618,38 +624,15 @@ mod tests {
         // The same gap beside a piece that stands alone shows, and is kept.
         let mut standing = leaner_beside_upright(6.0, &engine);
         let alone = [Support::Itself, Support::Itself];
-        assert!(
-            close_gaps(
-                &mut standing,
-                &alone,
-                &engine,
-                &PieceModels::default(),
-                2.5,
-                8.0,
-                &|_, _, _| false
-            )
-            .is_empty()
-        );
+        assert!(close_unseen(&mut standing, &alone, &engine).is_empty());
         // And a leaning piece further off than its fit can be wrong stays where it was seen.
         let mut far = leaner_beside_upright(12.0, &engine);
-        assert!(
-            close_gaps(
-                &mut far,
-                &support,
-                &engine,
-                &PieceModels::default(),
-                2.5,
-                8.0,
-                &|_, _, _| false
-            )
-            .is_empty()
-        );
+        assert!(close_unseen(&mut far, &support, &engine).is_empty());
     }
 
     #[test]
     fn a_tower_keeps_the_gaps_its_geometry_leaves() {
         let engine = Engine::default();
-        let models = PieceModels::default();
         let placer = Placer::default();
         let base = placer.upright(0.0, 0.0, 0.0);
         let middle = placer.on_tip(Size::Large, &base, Size::Medium).unwrap();
@@ -664,34 +647,12 @@ mod tests {
         assert!(gap > TOUCHING_MM && gap <= 2.5, "base to top {gap} mm");
         let mut seated = tower.clone();
         let support = [Support::Itself, Support::Seated(0), Support::Seated(1)];
-        assert!(
-            close_gaps(
-                &mut seated,
-                &support,
-                &engine,
-                &models,
-                2.5,
-                8.0,
-                &|_, _, _| false
-            )
-            .is_empty()
-        );
+        assert!(close_unseen(&mut seated, &support, &engine).is_empty());
         assert_eq!(seated, tower, "nothing in the tower moved");
         // Fitted pieces that merely rest on others would have been closed.
         let mut fitted = tower.clone();
         let support = [Support::Itself, Support::Raised, Support::Raised];
-        assert!(
-            !close_gaps(
-                &mut fitted,
-                &support,
-                &engine,
-                &models,
-                2.5,
-                8.0,
-                &|_, _, _| false
-            )
-            .is_empty()
-        );
+        assert!(!close_unseen(&mut fitted, &support, &engine).is_empty());
     }
 
     #[test]

@@ -144,7 +144,6 @@ const FINE_FROM_MM: f64 = 1.5;
 /// The pattern search stops once its step is this short, mm.
 const FINEST_STEP_MM: f64 = 0.15;
 
-
 /// Where only the best of several fits goes on (tilted pieces, tower bases), this many best
 /// coarse fits take the fine steps.
 const BEST_FINISHED: usize = 2;

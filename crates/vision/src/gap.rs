@@ -103,57 +103,47 @@ mod tests {
         segment(&frame, &ColorModel::default()).expect("segmented")
     }
 
-    fn engine() -> Engine {
-        Engine::new(
+    /// Whether the frame shows the gap between the first two pieces.
+    fn seen_between_first_two(seg: &Segmentation, camera: &Camera, pieces: &[Piece]) -> bool {
+        let engine = Engine::new(
             PieceModels::default(),
             Thresholds::default(),
             CallWindows::default(),
+        );
+        gap_seen(
+            seg,
+            camera,
+            &PieceModels::default(),
+            &engine,
+            pieces,
+            0,
+            1,
+            5.0,
         )
     }
 
     #[test]
     fn a_gap_the_table_shows_through_is_seen() {
         let camera = table_camera();
-        let engine = engine();
         let pieces = side_by_side(&camera, 2.0);
         let seg = frame_of(&pieces, &camera);
-        let seen = gap_seen(
-            &seg,
-            &camera,
-            &PieceModels::default(),
-            &engine,
-            &pieces,
-            0,
-            1,
-            5.0,
-        );
+        let seen = seen_between_first_two(&seg, &camera, &pieces);
         assert!(seen, "a 2 mm gap in plain view");
     }
 
     #[test]
     fn pieces_fitted_apart_that_touch_in_the_frame_show_no_gap() {
         let camera = table_camera();
-        let engine = engine();
         // The frame shows them touching; the fit put the medium 2 mm off.
         let seg = frame_of(&side_by_side(&camera, 0.0), &camera);
         let fitted = side_by_side(&camera, 2.0);
-        let seen = gap_seen(
-            &seg,
-            &camera,
-            &PieceModels::default(),
-            &engine,
-            &fitted,
-            0,
-            1,
-            5.0,
-        );
+        let seen = seen_between_first_two(&seg, &camera, &fitted);
         assert!(!seen, "plastic where the fit leaves a gap");
     }
 
     #[test]
     fn a_gap_hidden_behind_a_piece_is_not_seen() {
         let camera = table_camera();
-        let engine = engine();
         let mut pieces = side_by_side(&camera, 2.0);
         // A big piece standing between the camera and the gap hides it: the frame cannot tell.
         let eye = camera.centre_table();
@@ -169,16 +159,7 @@ mod tests {
             Placer::default().upright(gap.x + towards_eye.x, gap.y + towards_eye.y, 0.3),
         ));
         let seg = frame_of(&pieces, &camera);
-        let seen = gap_seen(
-            &seg,
-            &camera,
-            &PieceModels::default(),
-            &engine,
-            &pieces,
-            0,
-            1,
-            5.0,
-        );
+        let seen = seen_between_first_two(&seg, &camera, &pieces);
         assert!(!seen, "the gap is behind the green piece");
     }
 }
