@@ -213,23 +213,12 @@ impl Detector {
 
     /// Every piece the frame shows, strongest first within each region.
     pub fn detect(&self, image: &Mat, camera: &Camera) -> Result<Vec<Detection>, VisionError> {
-        Ok(self.detect_noting(image, camera, None)?.0)
+        Ok(self.detect_segmented(image, camera, None)?.0)
     }
 
     /// Like [`Detector::detect`], with notes for the user about what was left out (the
-    /// calibration board still lying on the table), and reusing what `memory` holds (see
-    /// [`Detector::detect_remembering`]).
-    pub fn detect_noting(
-        &self,
-        image: &Mat,
-        camera: &Camera,
-        memory: Option<&FitMemory>,
-    ) -> Result<(Vec<Detection>, Vec<String>), VisionError> {
-        let (found, notes, _) = self.detect_segmented(image, camera, memory)?;
-        Ok((found, notes))
-    }
-
-    /// Like [`Detector::detect_noting`], handing back the frame's segmentation too.
+    /// calibration board still lying on the table), reusing what `memory` holds (see
+    /// [`Detector::detect_remembering`]), and handing back the frame's segmentation.
     pub fn detect_segmented(
         &self,
         image: &Mat,
@@ -786,6 +775,12 @@ impl Detector {
         Some((pose, outline))
     }
 
+    /// How well a silhouette explains a region: its pixels on the region, less those on the
+    /// table and, a little, those hidden behind other pieces.
+    fn explained_px(&self, o: &Overlap) -> f64 {
+        o.on - self.params.leak_weight * o.off - self.params.hidden_weight * o.others
+    }
+
     fn score(
         &self,
         region: &Region,
@@ -796,10 +791,7 @@ impl Detector {
         match self.outline(camera, h) {
             Some((_, outline)) => {
                 let o = overlap(region, prefix, &outline);
-                (
-                    o.on - self.params.leak_weight * o.off - self.params.hidden_weight * o.others,
-                    o,
-                )
+                (self.explained_px(&o), o)
             }
             None => (f64::NEG_INFINITY, Overlap::default()),
         }
@@ -1196,8 +1188,7 @@ impl Detector {
             let Some(top_outline) = silhouette(camera, &dims, &top_pose) else {
                 return f64::NEG_INFINITY;
             };
-            let o = overlap_union(region, prefix, &[base_outline, top_outline]);
-            o.on - self.params.leak_weight * o.off - self.params.hidden_weight * o.others
+            self.explained_px(&overlap_union(region, prefix, &[base_outline, top_outline]))
         };
         // The joint fit's pattern search, from `step_mm` down to `stop_mm`.
         let search = |best: Hypothesis, top: Size, step_mm: f64, stop_mm: f64| {

@@ -32,7 +32,10 @@ pub(crate) fn gap_seen(
     let Some((a, b)) = engine.nearest_points(&pieces[i], &pieces[j], within_mm) else {
         return false;
     };
-    let solids: Vec<Solid> = pieces.iter().map(|p| Solid::of_piece(models, p)).collect();
+    let solids: Vec<Solid> = pieces
+        .iter()
+        .map(|p| Solid::new(models, p.size, &p.table_from_piece))
+        .collect();
     let eye = camera.centre_table();
     let clear_to_table = |pixel: &Point2<f64>| {
         let Some(floor) = camera.pixel_to_table_plane(pixel, 0.0) else {

@@ -5,7 +5,7 @@
 //! different order along the camera's rays, and the frame shows which order it is.
 
 use koanscope_geometry::PieceModels;
-use koanscope_scene::Piece;
+use koanscope_scene::Size;
 use nalgebra::{Isometry3, Point2, Point3, Vector3};
 
 use crate::camera::Camera;
@@ -20,19 +20,13 @@ pub(crate) struct Solid {
 }
 
 impl Solid {
-    pub(crate) fn new(pieces: &PieceModels, detection: &Detection) -> Solid {
-        Solid::placed(
-            &vertices_piece(&pieces.dims(detection.size)),
-            &detection.table_from_piece,
-        )
-    }
-
-    /// The solid of a piece of a scene.
-    pub(crate) fn of_piece(pieces: &PieceModels, piece: &Piece) -> Solid {
-        Solid::placed(
-            &vertices_piece(&pieces.dims(piece.size)),
-            &piece.table_from_piece,
-        )
+    /// The solid of a piece of this size placed so (a detection's or a scene piece's pose).
+    pub(crate) fn new(
+        pieces: &PieceModels,
+        size: Size,
+        table_from_piece: &Isometry3<f64>,
+    ) -> Solid {
+        Solid::placed(&vertices_piece(&pieces.dims(size)), table_from_piece)
     }
 
     fn placed(vertices_piece: &[Point3<f64>; 5], table_from_piece: &Isometry3<f64>) -> Solid {
@@ -98,7 +92,7 @@ pub(crate) fn depth_order_evidence(
         let Some(class_a) = seg.class_of(a.color) else {
             continue;
         };
-        let solid_a = Solid::new(pieces, a);
+        let solid_a = Solid::new(pieces, a.size, &a.table_from_piece);
         for b in others.iter().filter(|b| b.color != a.color) {
             let Some(class_b) = seg.class_of(b.color) else {
                 continue;
@@ -106,7 +100,7 @@ pub(crate) fn depth_order_evidence(
             let Some((y0, y1)) = rows_in_common(&a.outline_px, &b.outline_px, seg.height) else {
                 continue;
             };
-            let solid_b = Solid::new(pieces, b);
+            let solid_b = Solid::new(pieces, b.size, &b.table_from_piece);
             for y in y0..=y1 {
                 let row = y as f64;
                 let (Some(span_a), Some(span_b)) =
