@@ -26,6 +26,8 @@ use crate::region::{
 use crate::segment::{Segmentation, segment};
 use crate::shadow::without_tinted_shadows;
 
+mod hidden_base;
+
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetectParams {
@@ -281,6 +283,8 @@ impl Detector {
                 readings.swap_remove(0)
             })
             .unzip();
+        // A piece standing on one of another colour that it hides all but a rim of.
+        self.raise_onto_hidden_bases(&cache, camera, &regions, &mut per_region, &mut scores);
         // Towers of three colours need the middle piece before the top one: two more passes.
         let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
         for _ in 0..2 {
@@ -1150,19 +1154,31 @@ impl Detector {
         {
             return None;
         }
+        // Half the confidence is the fit, scaled down when another size or pose family came
+        // within a tenth of the pixels of scoring as well.
+        let confidence =
+            (precision * (0.5 + 0.5 * (lead / (0.1 * o.on)).clamp(0.0, 1.0))).clamp(0.0, 1.0);
+        self.detection(region.color, camera, h, confidence)
+    }
+
+    /// The detection of a hypothesis, with its pose, outline and centroid's pixel.
+    fn detection(
+        &self,
+        color: Color,
+        camera: &Camera,
+        h: &Hypothesis,
+        confidence: f64,
+    ) -> Option<Detection> {
         let (pose, outline) = self.outline(camera, h)?;
         let dims = self.dims(h.size);
         let image_xy = camera.project_table(&(pose * centroid_piece(&dims)))?;
         Some(Detection {
-            color: region.color,
+            color,
             size: h.size,
             resting: h.resting,
             table_from_piece: pose,
             image_xy,
-            // Half the confidence is the fit, scaled down when another size or pose family came
-            // within a tenth of the pixels of scoring as well.
-            confidence: (precision * (0.5 + 0.5 * (lead / (0.1 * o.on)).clamp(0.0, 1.0)))
-                .clamp(0.0, 1.0),
+            confidence,
             outline_px: outline,
         })
     }

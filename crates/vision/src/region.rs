@@ -34,6 +34,11 @@ impl Region {
         self.target.iter().map(|v| f64::from(*v)).sum()
     }
 
+    /// Left, top, width and height of the region's box.
+    fn bounds(&self) -> (usize, usize, usize, usize) {
+        (self.x0, self.y0, self.w, self.h)
+    }
+
     /// Mean pixel of what is left to explain.
     pub(crate) fn target_centre(&self) -> Option<Point2<f64>> {
         let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
@@ -507,40 +512,57 @@ pub(crate) fn overlap_union(
     }
 }
 
+/// The index of each pixel of a region's box (left, top, width, height) whose centre lies inside
+/// a convex silhouette (as [`row_span`] gives its rows), passed to `pixel`.
+fn for_each_inside(
+    (x0, y0, w, h): (usize, usize, usize, usize),
+    outline_px: &[Point2<f64>],
+    mut pixel: impl FnMut(usize),
+) {
+    let Some((first, rows)) = row_range(&[outline_px]) else {
+        return;
+    };
+    let top = (first - y0 as i64).max(0) as usize;
+    let bottom = ((first + rows as i64 - y0 as i64).max(0) as usize).min(h);
+    for ry in top..bottom {
+        let Some((lo, hi)) = row_span(outline_px, (y0 + ry) as f64) else {
+            continue;
+        };
+        let xa = (lo.ceil() - x0 as f64).max(0.0) as usize;
+        let xb = ((hi.floor() - x0 as f64 + 1.0).max(0.0) as usize).min(w);
+        for x in xa..xb {
+            pixel(ry * w + x);
+        }
+    }
+}
+
 /// Pixels still to explain under a silhouette.
 pub(crate) fn covered(region: &Region, outline_px: &[Point2<f64>]) -> f64 {
     let mut count = 0.0;
-    for ry in 0..region.h {
-        let y = (region.y0 + ry) as f64;
-        let Some((lo, hi)) = row_span(outline_px, y) else {
-            continue;
-        };
-        let xa = (lo.ceil() - region.x0 as f64).max(0.0) as usize;
-        let xb = ((hi.floor() - region.x0 as f64 + 1.0).max(0.0) as usize).min(region.w);
-        for x in xa..xb {
-            count += f64::from(region.target[ry * region.w + x]);
-        }
-    }
+    for_each_inside(region.bounds(), outline_px, |i| {
+        count += f64::from(region.target[i])
+    });
     count
 }
 
 /// Marks the pixels under a fitted silhouette as explained: later pieces may overlap them freely.
 pub(crate) fn explain(region: &mut Region, outline_px: &[Point2<f64>]) {
-    for ry in 0..region.h {
-        let y = (region.y0 + ry) as f64;
-        let Some((lo, hi)) = row_span(outline_px, y) else {
-            continue;
-        };
-        let xa = (lo.ceil() - region.x0 as f64).max(0.0) as usize;
-        let xb = ((hi.floor() - region.x0 as f64 + 1.0).max(0.0) as usize).min(region.w);
-        for x in xa..xb {
-            let i = ry * region.w + x;
-            if region.target[i] == 1 {
-                region.target[i] = 0;
-                region.dontcare[i] = EXPLAINED;
-            }
+    for_each_inside(region.bounds(), outline_px, |i| {
+        if region.target[i] == 1 {
+            region.target[i] = 0;
+            region.dontcare[i] = EXPLAINED;
         }
-    }
+    });
+}
+
+/// Takes a silhouette in front out of a region: the pixels under it, of the region or of other
+/// pieces, are neither evidence for the region's pieces nor a cost of hiding them (the piece in
+/// front shows there, and may be tinted by what is behind it).
+pub(crate) fn hidden_by(region: &mut Region, outline_px: &[Point2<f64>]) {
+    for_each_inside(region.bounds(), outline_px, |i| {
+        region.target[i] = 0;
+        region.dontcare[i] = EXPLAINED;
+    });
 }
 
 /// Removes what is left of a region in strips narrower than 5 pixels (a morphological opening):

@@ -6,7 +6,7 @@ mod drawn;
 use drawn::four_apart;
 use koanscope_geometry::{Engine, PieceModels};
 use koanscope_scene::{Color, Orientation, Size};
-use koanscope_vision::pose::pose_on_table;
+use koanscope_vision::pose::{flat_tilt, pose_on_table};
 use koanscope_vision::render::{draw_pieces, table_camera};
 use koanscope_vision::{Analysis, Camera, ColorModel, Detector, analyze};
 use nalgebra::Point3;
@@ -145,4 +145,97 @@ fn a_two_colour_tower_is_a_tower_wherever_it_stands() {
         }
     }
     assert!(wrong.is_empty(), "not one tower:\n{}", wrong.join("\n"));
+}
+
+/// A piece on the tip of one of its own size but another colour hides all of the base but a
+/// rim around its foot. Fitted alone, the rim makes no piece and the top stands on the table;
+/// fitted together, the base and the raised top explain both regions, and make a tower.
+#[test]
+fn a_tower_whose_base_shows_only_a_rim_is_a_tower() {
+    let camera = table_camera();
+    let models = PieceModels::default();
+    let placer = koanscope_geometry::Placer::default();
+    let mut wrong = Vec::new();
+    for (size, base_color, top_color) in [
+        (Size::Medium, Color::Yellow, Color::Green),
+        (Size::Large, Color::Red, Color::Blue),
+    ] {
+        for (x, y) in [(-120.0, 0.0), (0.0, 120.0), (120.0, 220.0)] {
+            let base = pose_on_table(&models.dims(size), 0.0, x, y, 0.3);
+            let top = placer.on_tip(size, &base, size).expect("it rests");
+            let frame = draw_pieces(&camera, &[(base_color, size, base), (top_color, size, top)])
+                .expect("drawn");
+            let scene = analysed(&camera, &frame).scene;
+            let id_of = |color: Color| {
+                scene
+                    .pieces
+                    .iter()
+                    .find(|p| p.color == color && p.size == size)
+                    .map(|p| p.id)
+            };
+            let is_tower = id_of(base_color)
+                .zip(id_of(top_color))
+                .is_some_and(|(b, t)| {
+                    scene.pieces.len() == 2 && scene.koans[0].towers == vec![vec![b, t]]
+                });
+            if !is_tower {
+                let seen: Vec<String> = scene
+                    .pieces
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{} {:?} grounded {:?}",
+                            p.color,
+                            p.size,
+                            p.attributes.as_ref().map(|a| a.grounded)
+                        )
+                    })
+                    .collect();
+                wrong.push(format!(
+                    "{top_color} on {base_color} at ({x}, {y}): {seen:?}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "not one tower:\n{}", wrong.join("\n"));
+}
+
+/// A small piece lying against an upright one's foot shows, like a tower's base, as a patch of
+/// another colour at the foot: it stays a piece lying on the table, and the upright one stays
+/// on the table too.
+#[test]
+fn a_piece_lying_at_an_upright_ones_foot_is_no_tower_base() {
+    let camera = table_camera();
+    let models = PieceModels::default();
+    let medium = models.dims(Size::Medium);
+    let small = models.dims(Size::Small);
+    let upright = pose_on_table(&medium, 0.0, 0.0, 120.0, 0.3);
+    // Lying on a side in front of the upright piece, against its foot.
+    let lying = pose_on_table(
+        &small,
+        flat_tilt(&small),
+        0.0,
+        140.0,
+        std::f64::consts::FRAC_PI_2,
+    );
+    let frame = draw_pieces(
+        &camera,
+        &[
+            (Color::Green, Size::Medium, upright),
+            (Color::Yellow, Size::Small, lying),
+        ],
+    )
+    .expect("drawn");
+    let scene = analysed(&camera, &frame).scene;
+    let describe = || format!("{:#?}", scene.pieces);
+    assert_eq!(scene.pieces.len(), 2, "{}", describe());
+    for p in &scene.pieces {
+        let attributes = p.attributes.as_ref().expect("derived");
+        assert!(attributes.grounded, "{} is raised: {}", p.color, describe());
+    }
+    assert!(
+        scene.koans.iter().all(|k| k.towers.is_empty()),
+        "{:#?}",
+        scene.koans
+    );
 }
