@@ -61,18 +61,16 @@ impl Detector {
                 let best = bases
                     .into_iter()
                     .filter_map(|i| {
-                        let must_beat =
-                            scores[i] + self.params.stacking_margin * regions[i].target_px();
                         let raised = self.hidden_base_under(
                             cache,
                             camera,
                             &regions[i],
                             &top_region,
                             top,
-                            must_beat,
+                            scores[i],
                         )?;
                         Some((
-                            raised.base_region.1 + raised.top_gain - must_beat,
+                            raised.base_region.1 + raised.top_gain - scores[i],
                             i,
                             raised,
                         ))
@@ -92,7 +90,8 @@ impl Detector {
 
     /// The best base in `base_region` under `top` (fitted standing on the table, in
     /// `top_region`), with the top raised onto it, if the base region's reading and the top's
-    /// gain together beat `must_beat`; `None` where no base would show enough of itself.
+    /// gain together beat the region's `previous` reading clearly (by the stacking margin);
+    /// `None` where no base would show enough of itself.
     fn hidden_base_under(
         &self,
         cache: &FitCache,
@@ -100,8 +99,9 @@ impl Detector {
         base_region: &Region,
         top_region: &Region,
         top: &Detection,
-        must_beat: f64,
+        previous: f64,
     ) -> Option<RaisedOnto> {
+        let must_beat = previous + self.params.stacking_margin * base_region.target_px();
         // Where the top is, the top shows: what the region has there is not the base's (a
         // translucent top's dark face may take the table's colour), and what the top hides of
         // the base is hidden by the reading itself.
@@ -195,6 +195,11 @@ impl Detector {
         if so_far + rest_score <= must_beat {
             return None;
         }
+        // Like a piece fitted alone (see `accept`), half the confidence is the fit, scaled down
+        // when the region's reading without the tower came within a tenth of its pixels.
+        let lead = so_far + rest_score - previous;
+        let mut base = base;
+        base.confidence = precision * (0.5 + 0.5 * (lead / (0.1 * o.on)).clamp(0.0, 1.0));
         let mut pieces = vec![base];
         pieces.extend(rest);
         Some(RaisedOnto {
