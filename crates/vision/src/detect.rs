@@ -522,17 +522,8 @@ impl Detector {
             let Some(piece) = self.accept(region, &prefix, camera, &h, score - best_other) else {
                 continue;
             };
-            let (rest_region, rest_supports) = self.after(region, supports, &piece);
-            let (rest, rest_score) = self.greedy(
-                cache,
-                rest_region,
-                camera,
-                &rest_supports,
-                false,
-                1,
-                self.params.max_pieces_per_region - 1,
-                f64::NEG_INFINITY,
-            );
+            let (rest, rest_score) =
+                self.rest_after(cache, region, camera, supports, &piece, f64::NEG_INFINITY);
             let mut found = vec![piece];
             found.extend(rest);
             readings.push((found, score - price + rest_score));
@@ -704,6 +695,30 @@ impl Detector {
             }
         }
         best.unwrap_or((Vec::new(), -remaining))
+    }
+
+    /// What is left of a region once `piece` (placed first) explains its part, explained with
+    /// the usual poses (see [`Detector::after`]); nothing where that cannot beat `must_beat`.
+    fn rest_after(
+        &self,
+        cache: &FitCache,
+        region: &Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        piece: &Detection,
+        must_beat: f64,
+    ) -> Reading {
+        let (rest_region, rest_supports) = self.after(region, supports, piece);
+        self.greedy(
+            cache,
+            rest_region,
+            camera,
+            &rest_supports,
+            false,
+            1,
+            self.params.max_pieces_per_region - 1,
+            must_beat,
+        )
     }
 
     /// What is left of a region once `piece` explains its part (the rim it leaves opened away),

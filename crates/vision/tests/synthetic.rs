@@ -9,7 +9,7 @@ use koanscope_scene::{Color, Orientation, Size};
 use koanscope_vision::pose::{flat_tilt, pose_on_table};
 use koanscope_vision::render::{draw_pieces, table_camera};
 use koanscope_vision::{Analysis, Camera, ColorModel, Detector, analyze};
-use nalgebra::Point3;
+use nalgebra::{Isometry3, Point3};
 
 /// Analyses a drawn frame as `koanscope analyze` would.
 fn analysed(camera: &Camera, frame: &opencv::core::Mat) -> Analysis {
@@ -21,6 +21,41 @@ fn analysed(camera: &Camera, frame: &opencv::core::Mat) -> Analysis {
         &Engine::default(),
     )
     .expect("analysed")
+}
+
+/// Whether the two pieces drawn are found as they are and make one tower, base first; if not,
+/// what was found.
+fn is_one_tower(
+    camera: &Camera,
+    base: (Color, Size, Isometry3<f64>),
+    top: (Color, Size, Isometry3<f64>),
+) -> Result<(), String> {
+    let frame = draw_pieces(camera, &[base, top]).expect("drawn");
+    let scene = analysed(camera, &frame).scene;
+    let found = |(color, size, _): (Color, Size, Isometry3<f64>)| {
+        scene
+            .pieces
+            .iter()
+            .find(|p| p.color == color && p.size == size)
+            .map(|p| p.id)
+    };
+    let tower = found(base).zip(found(top));
+    if tower.is_some_and(|(b, t)| {
+        scene.pieces.len() == 2
+            && scene.koans.len() == 1
+            && scene.koans[0].towers == vec![vec![b, t]]
+    }) {
+        return Ok(());
+    }
+    let seen: Vec<String> = scene
+        .pieces
+        .iter()
+        .map(|p| {
+            let grounded = p.attributes.as_ref().map(|a| a.grounded);
+            format!("{} {:?} grounded {grounded:?}", p.color, p.size)
+        })
+        .collect();
+    Err(format!("{seen:?}"))
 }
 
 #[test]
@@ -112,34 +147,12 @@ fn a_two_colour_tower_is_a_tower_wherever_it_stands() {
             for y in [-50.0, 50.0, 150.0, 250.0] {
                 let base = pose_on_table(&models.dims(base_size), 0.0, x, y, 0.4);
                 let top = placer.on_tip(base_size, &base, top_size).expect("it rests");
-                let frame = draw_pieces(
+                if let Err(seen) = is_one_tower(
                     &camera,
-                    &[(base_color, base_size, base), (top_color, top_size, top)],
-                )
-                .expect("drawn");
-                let scene = analysed(&camera, &frame).scene;
-                let found = |color: Color, size: Size| {
-                    scene
-                        .pieces
-                        .iter()
-                        .find(|p| p.color == color && p.size == size)
-                        .map(|p| p.id)
-                };
-                let tower = found(base_color, base_size).zip(found(top_color, top_size));
-                let is_tower = tower.is_some_and(|(b, t)| {
-                    scene.pieces.len() == 2
-                        && scene.koans.len() == 1
-                        && scene.koans[0].towers == vec![vec![b, t]]
-                });
-                if !is_tower {
-                    let seen: Vec<String> = scene
-                        .pieces
-                        .iter()
-                        .map(|p| format!("{} {:?}", p.color, p.size))
-                        .collect();
-                    wrong.push(format!(
-                        "{top_color} on {base_color} at ({x}, {y}): {seen:?}"
-                    ));
+                    (base_color, base_size, base),
+                    (top_color, top_size, top),
+                ) {
+                    wrong.push(format!("{top_color} on {base_color} at ({x}, {y}): {seen}"));
                 }
             }
         }
@@ -163,37 +176,10 @@ fn a_tower_whose_base_shows_only_a_rim_is_a_tower() {
         for (x, y) in [(-120.0, 0.0), (0.0, 120.0), (120.0, 220.0)] {
             let base = pose_on_table(&models.dims(size), 0.0, x, y, 0.3);
             let top = placer.on_tip(size, &base, size).expect("it rests");
-            let frame = draw_pieces(&camera, &[(base_color, size, base), (top_color, size, top)])
-                .expect("drawn");
-            let scene = analysed(&camera, &frame).scene;
-            let id_of = |color: Color| {
-                scene
-                    .pieces
-                    .iter()
-                    .find(|p| p.color == color && p.size == size)
-                    .map(|p| p.id)
-            };
-            let is_tower = id_of(base_color)
-                .zip(id_of(top_color))
-                .is_some_and(|(b, t)| {
-                    scene.pieces.len() == 2 && scene.koans[0].towers == vec![vec![b, t]]
-                });
-            if !is_tower {
-                let seen: Vec<String> = scene
-                    .pieces
-                    .iter()
-                    .map(|p| {
-                        format!(
-                            "{} {:?} grounded {:?}",
-                            p.color,
-                            p.size,
-                            p.attributes.as_ref().map(|a| a.grounded)
-                        )
-                    })
-                    .collect();
-                wrong.push(format!(
-                    "{top_color} on {base_color} at ({x}, {y}): {seen:?}"
-                ));
+            if let Err(seen) =
+                is_one_tower(&camera, (base_color, size, base), (top_color, size, top))
+            {
+                wrong.push(format!("{top_color} on {base_color} at ({x}, {y}): {seen}"));
             }
         }
     }

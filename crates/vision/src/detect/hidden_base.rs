@@ -167,43 +167,28 @@ impl Detector {
         if precision < self.params.min_precision || o.on < self.params.min_region_px as f64 {
             return None;
         }
-        let base = self.detection(free.color, camera, &base_h, precision)?;
+        let mut base = self.detection(free.color, camera, &base_h, precision)?;
         let raised_h = top_on(&base_h);
         let raised = self.detection(top.color, camera, &raised_h, top.confidence)?;
         let top_gain = self.score(top_region, &top_prefix, camera, &raised_h).0
             - self.explained_px(&overlap(top_region, &top_prefix, &top.outline_px));
         // The rest of the region hides behind the top as any piece would: only the base is
         // claimed to sit under it.
-        let (rest_region, rest_supports) = self.after(base_region, &[], &base);
-        // Even explaining every pixel left for one more piece's price could not win.
-        let price = self.params.min_region_px as f64;
-        let so_far = base_score - price + top_gain;
-        let left = rest_region.target_px();
-        if so_far + (left - price).max(-left) <= must_beat {
-            return None;
-        }
-        let (rest, rest_score) = self.greedy(
-            cache,
-            rest_region,
-            camera,
-            &rest_supports,
-            false,
-            1,
-            self.params.max_pieces_per_region - 1,
-            must_beat - so_far,
-        );
+        let base_alone = base_score - self.params.min_region_px as f64;
+        let so_far = base_alone + top_gain;
+        let (rest, rest_score) =
+            self.rest_after(cache, base_region, camera, &[], &base, must_beat - so_far);
         if so_far + rest_score <= must_beat {
             return None;
         }
         // Like a piece fitted alone (see `accept`), half the confidence is the fit, scaled down
         // when the region's reading without the tower came within a tenth of its pixels.
         let lead = so_far + rest_score - previous;
-        let mut base = base;
         base.confidence = precision * (0.5 + 0.5 * (lead / (0.1 * o.on)).clamp(0.0, 1.0));
         let mut pieces = vec![base];
         pieces.extend(rest);
         Some(RaisedOnto {
-            base_region: (pieces, base_score - price + rest_score),
+            base_region: (pieces, base_alone + rest_score),
             top: raised,
             top_gain,
         })
