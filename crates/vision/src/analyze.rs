@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use koanscope_geometry::{Engine, PyramidDims};
-use koanscope_scene::{KoanId, Orientation, Piece, PieceId, Scene, Size};
+use koanscope_scene::{JudgmentCall, KoanId, Orientation, Piece, PieceId, Scene, Size};
 use nalgebra::{Isometry3, Translation3, Vector3};
 use opencv::core::{self, Mat, Point, Scalar, Vector};
 use opencv::imgproc;
@@ -101,6 +101,16 @@ pub fn analyze_remembering(
         .map(|d| d.resting == Resting::Stacked)
         .collect();
     let seats = seat_stacked(&mut pieces, &stacked, &detector.pieces);
+    // Towers whose base was read from the rim it shows under the piece on it: (base, top, share
+    // of the base in view).
+    let rim_towers: Vec<(usize, usize, f64)> = seats
+        .iter()
+        .enumerate()
+        .filter_map(|(top, seat)| {
+            let base = (*seat)?;
+            Some((base, top, detections[base].rim_share?))
+        })
+        .collect();
     for (i, seat) in seats.into_iter().enumerate() {
         if let Some(under) = seat {
             support[i] = Support::Seated(under);
@@ -153,6 +163,7 @@ pub fn analyze_remembering(
     scene.image_size = Some(size_of(image));
     engine.derive(&mut scene);
     note_closed_gaps(&mut scene, &closed);
+    note_rim_towers(&mut scene, &rim_towers);
     // The only note today is the board left on the table, which explains an empty table.
     let board_seen = !notes.is_empty();
     let mut warnings = notes;
@@ -312,6 +323,37 @@ fn standing_where_seen(
 /// Whether a fitted piece stands by itself. A pyramid tipped about a base edge falls back onto
 /// its base or onto a side unless something holds it: only upright, lying on a side and
 /// balanced on the apex are rests of its own.
+/// A tower's base of which less than this share is in view is a judgment call for the Master.
+/// The top hides much of any base: on dev the bases of ordinary towers show 39–59 % of their
+/// silhouette, those that show only a rim 9–16 %.
+const RIM_SHARE_TO_CHECK: f64 = 0.25;
+
+/// Adds a judgment call to the koan of each tower whose base was read from a rim, less than
+/// [`RIM_SHARE_TO_CHECK`] of it in view, under the piece on it: `(base, top, share)` by index
+/// into the scene's pieces.
+fn note_rim_towers(scene: &mut Scene, rim_towers: &[(usize, usize, f64)]) {
+    for &(base, top, share) in rim_towers {
+        if share >= RIM_SHARE_TO_CHECK {
+            continue;
+        }
+        let (base, top) = (scene.pieces[base].id, scene.pieces[top].id);
+        let Some(koan) = scene.koans.iter_mut().find(|k| k.pieces.contains(&base)) else {
+            continue;
+        };
+        koan.judgment_calls.push(JudgmentCall {
+            what: "tower".into(),
+            pieces: vec![base, top],
+            decided: true,
+            margin: ((share - RIM_SHARE_TO_CHECK) * 1000.0).round() / 1000.0,
+            unit: "share of the base in view".into(),
+            note: format!(
+                "tower ({base}, {top}): yes, but only a rim of {base} shows under {top} ({:.0} % of it): lift {top} to check",
+                100.0 * share
+            ),
+        });
+    }
+}
+
 fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
     /// A tilt this close to a rest of its own is that rest, as far as the fit can tell.
     const REST_WITHIN: f64 = 8.0 * std::f64::consts::PI / 180.0;
@@ -359,6 +401,7 @@ mod tests {
             image_xy: seen,
             confidence: 0.5,
             outline_px: Vec::new(),
+            rim_share: None,
         };
         let standing = standing_where_seen(&piece, &detection, &camera, &detector).unwrap();
         assert_eq!(standing.translation.z, 0.0, "on the table");

@@ -124,6 +124,9 @@ pub struct Detection {
     pub confidence: f64,
     /// The fitted silhouette, for overlays.
     pub outline_px: Vec<Point2<f64>>,
+    /// Set for a tower's base read from the rim it shows around the foot of the piece on it
+    /// (see `detect/hidden_base.rs`): the share of its silhouette in view.
+    pub rim_share: Option<f64>,
 }
 
 /// A hypothesis: which piece, resting how, where.
@@ -1195,6 +1198,7 @@ impl Detector {
             image_xy,
             confidence,
             outline_px: outline,
+            rim_share: None,
         })
     }
 

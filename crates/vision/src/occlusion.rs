@@ -175,6 +175,7 @@ mod tests {
                     .unwrap(),
                 confidence: 1.0,
                 outline_px: silhouette(&camera, &models.dims(size), &pose).unwrap(),
+                rim_share: None,
             }
         };
         // A medium blue piece 30 mm nearer the camera than a large red one.

@@ -129,6 +129,7 @@ mod tests {
             image_xy: outline_px[0],
             confidence: 0.9,
             outline_px,
+            rim_share: None,
         };
         let found = vec![
             detection(outline, Size::Large),

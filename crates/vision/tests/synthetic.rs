@@ -5,7 +5,7 @@ mod drawn;
 
 use drawn::four_apart;
 use koanscope_geometry::{Engine, PieceModels};
-use koanscope_scene::{Color, Orientation, Size};
+use koanscope_scene::{Color, Orientation, Scene, Size};
 use koanscope_vision::pose::{flat_tilt, pose_on_table};
 use koanscope_vision::render::{draw_pieces, table_camera};
 use koanscope_vision::{Analysis, Camera, ColorModel, Detector, analyze};
@@ -23,13 +23,13 @@ fn analysed(camera: &Camera, frame: &opencv::core::Mat) -> Analysis {
     .expect("analysed")
 }
 
-/// Whether the two pieces drawn are found as they are and make one tower, base first; if not,
-/// what was found.
+/// The scene of the two pieces drawn if they are found as they are and make one tower, base
+/// first; if not, what was found.
 fn is_one_tower(
     camera: &Camera,
     base: (Color, Size, Isometry3<f64>),
     top: (Color, Size, Isometry3<f64>),
-) -> Result<(), String> {
+) -> Result<Scene, String> {
     let frame = draw_pieces(camera, &[base, top]).expect("drawn");
     let scene = analysed(camera, &frame).scene;
     let found = |(color, size, _): (Color, Size, Isometry3<f64>)| {
@@ -45,7 +45,7 @@ fn is_one_tower(
             && scene.koans.len() == 1
             && scene.koans[0].towers == vec![vec![b, t]]
     }) {
-        return Ok(());
+        return Ok(scene);
     }
     let seen: Vec<String> = scene
         .pieces
@@ -147,12 +147,23 @@ fn a_two_colour_tower_is_a_tower_wherever_it_stands() {
             for y in [-50.0, 50.0, 150.0, 250.0] {
                 let base = pose_on_table(&models.dims(base_size), 0.0, x, y, 0.4);
                 let top = placer.on_tip(base_size, &base, top_size).expect("it rests");
-                if let Err(seen) = is_one_tower(
+                match is_one_tower(
                     &camera,
                     (base_color, base_size, base),
                     (top_color, top_size, top),
                 ) {
-                    wrong.push(format!("{top_color} on {base_color} at ({x}, {y}): {seen}"));
+                    // A base in plain view is no judgment call.
+                    Ok(scene) => {
+                        let calls = &scene.koans[0].judgment_calls;
+                        if calls.iter().any(|c| c.what == "tower") {
+                            wrong.push(format!(
+                                "{top_color} on {base_color} at ({x}, {y}): {calls:?}"
+                            ));
+                        }
+                    }
+                    Err(seen) => {
+                        wrong.push(format!("{top_color} on {base_color} at ({x}, {y}): {seen}"))
+                    }
                 }
             }
         }
@@ -176,10 +187,22 @@ fn a_tower_whose_base_shows_only_a_rim_is_a_tower() {
         for (x, y) in [(-120.0, 0.0), (0.0, 120.0), (120.0, 220.0)] {
             let base = pose_on_table(&models.dims(size), 0.0, x, y, 0.3);
             let top = placer.on_tip(size, &base, size).expect("it rests");
-            if let Err(seen) =
-                is_one_tower(&camera, (base_color, size, base), (top_color, size, top))
-            {
-                wrong.push(format!("{top_color} on {base_color} at ({x}, {y}): {seen}"));
+            match is_one_tower(&camera, (base_color, size, base), (top_color, size, top)) {
+                // The Master is told the base was read from a rim.
+                Ok(scene) => {
+                    let calls = &scene.koans[0].judgment_calls;
+                    if !calls
+                        .iter()
+                        .any(|c| c.what == "tower" && c.note.contains("rim"))
+                    {
+                        wrong.push(format!(
+                            "{top_color} on {base_color} at ({x}, {y}): no judgment call {calls:?}"
+                        ));
+                    }
+                }
+                Err(seen) => {
+                    wrong.push(format!("{top_color} on {base_color} at ({x}, {y}): {seen}"))
+                }
             }
         }
     }

@@ -185,6 +185,7 @@ impl Detector {
         // when the region's reading without the tower came within a tenth of its pixels.
         let lead = so_far + rest_score - previous;
         base.confidence = precision * (0.5 + 0.5 * (lead / (0.1 * o.on)).clamp(0.0, 1.0));
+        base.rim_share = Some(o.on / (o.on + o.off + o.care).max(1.0));
         let mut pieces = vec![base];
         pieces.extend(rest);
         Some(RaisedOnto {
