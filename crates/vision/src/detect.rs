@@ -382,6 +382,9 @@ impl Detector {
                     changed = true;
                 }
             }
+            // A bridge lies level: a post fitted too short to reach it is refitted, and the
+            // bridge with it on the next pass.
+            changed |= self.raise_posts_to_bridges(camera, &regions, &mut per_region, &mut scores);
             if !changed {
                 break;
             }

@@ -4,6 +4,10 @@
 //! and the top piece, fitted alone, stands on the table with the same outline. Here the two are
 //! fitted together: a base under an upright piece, the piece raised onto its tip along the rays
 //! it is seen by, its outline as good as before, the part of the base it hides free.
+//!
+//! Bridge posts are bases too: a piece lying across two tips hides the posts' tops, and a post
+//! read a size too short leaves the bridge halfway between two heights, touching neither. Each
+//! such post is fitted again a size bigger with what the bridge hides of it free.
 
 use super::*;
 use crate::region::hidden_by;
@@ -210,4 +214,218 @@ fn grown(outline: &[Point2<f64>], px: f64) -> Vec<Point2<f64>> {
             p + out * (px / length)
         })
         .collect()
+}
+
+impl Detector {
+    /// Makes the posts of a bridge reach it: a piece lying across two tips lies level, at the
+    /// height of the taller post, and a post whose tip stops short of it is refitted a size
+    /// bigger where that explains its region at least as well, with what the bridge hides of
+    /// it free (it passes behind the piece resting on it, as a tower's base behind its top).
+    /// A post fitted a size too small, its top behind the bridge, leaves the bridge between two
+    /// heights and touching neither post. Returns whether a post changed.
+    pub(super) fn raise_posts_to_bridges(
+        &self,
+        camera: &Camera,
+        regions: &[Region],
+        per_region: &mut [Vec<Detection>],
+        scores: &mut [f64],
+    ) -> bool {
+        let mut changed = false;
+        for q in 0..regions.len() {
+            for bridge in per_region[q].clone() {
+                if bridge.resting != Resting::Bridging {
+                    continue;
+                }
+                let dims = self.dims(bridge.size);
+                let underside = vertices_piece(&dims)
+                    .iter()
+                    .map(|v| (bridge.table_from_piece * v).z)
+                    .fold(f64::INFINITY, f64::min);
+                // Upright posts alone in their regions whose tips the bridge hides, near its
+                // underside.
+                let posts: Vec<(usize, Point3<f64>)> = (0..regions.len())
+                    .filter(|&r| r != q && per_region[r].len() == 1)
+                    .filter(|&r| per_region[r][0].resting == Resting::Upright)
+                    .map(|r| (r, apex_of(&per_region[r][0], &self.pieces)))
+                    .filter(|(_, tip)| (tip.z - underside).abs() <= 12.0)
+                    .filter(|(_, tip)| {
+                        camera
+                            .project_table(tip)
+                            .is_some_and(|px| inside(&bridge.outline_px, &px))
+                    })
+                    .collect();
+                let Some(tallest) = posts.iter().map(|(_, tip)| tip.z).reduce(f64::max) else {
+                    continue;
+                };
+                for (r, tip) in posts {
+                    if tallest - tip.z < 3.0 {
+                        continue;
+                    }
+                    if let Some((gain, taller)) =
+                        self.taller_post(camera, &regions[r], &per_region[r][0], &bridge, tallest)
+                    {
+                        scores[r] += gain;
+                        per_region[r][0] = taller;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    /// The post refitted a size bigger, no taller than `tallest` (mm, the other post's tip),
+    /// with the bridge's pixels taken out of its region, and how much better it explains it
+    /// there; `None` when no bigger size explains it nearly as well as the post as it was
+    /// (within `DetectParams::resting_outline_tolerance` of the region's pixels).
+    fn taller_post(
+        &self,
+        camera: &Camera,
+        region: &Region,
+        post: &Detection,
+        bridge: &Detection,
+        tallest: f64,
+    ) -> Option<(f64, Detection)> {
+        let mut free = region.clone();
+        hidden_by(&mut free, &bridge.outline_px);
+        let prefix = Prefix::new(&free);
+        let was = self.explained_px(&overlap(&free, &prefix, &post.outline_px));
+        let at = post.table_from_piece.translation;
+        let nudge = Freedom {
+            first_step_mm: 2.0,
+            tilt: false,
+        };
+        let best = [Size::Small, Size::Medium, Size::Large]
+            .into_iter()
+            .filter(|&s| s > post.size && self.dims(s).height_mm <= tallest + 1.0)
+            .filter_map(|size| {
+                let seed = (0..12)
+                    .map(|s| Hypothesis {
+                        size,
+                        resting: Resting::Upright,
+                        x: at.x,
+                        y: at.y,
+                        yaw: std::f64::consts::FRAC_PI_2 * f64::from(s) / 12.0,
+                        tilt: 0.0,
+                        lift: 0.0,
+                    })
+                    .max_by(|a, b| {
+                        let score = |h: &Hypothesis| self.score(&free, &prefix, camera, h).0;
+                        score(a).total_cmp(&score(b))
+                    })?;
+                Some(pattern_search(seed, nudge, FINEST_STEP_MM, |h| {
+                    self.score(&free, &prefix, camera, h).0
+                }))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        let (score, h, _) = best;
+        // The bridge lying level favours the taller post where the outline can hardly tell.
+        if score < was - self.params.resting_outline_tolerance * region.target_px() {
+            return None;
+        }
+        let taller = self.detection(region.color, camera, &h, post.confidence)?;
+        Some((score - was, taller))
+    }
+}
+
+/// Whether a pixel lies inside a convex outline.
+fn inside(outline: &[Point2<f64>], px: &Point2<f64>) -> bool {
+    row_span(outline, px.y).is_some_and(|(lo, hi)| lo <= px.x && px.x <= hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{draw_pieces, table_camera};
+    use koanscope_scene::Color;
+
+    /// Two medium posts with a large piece lying across their tips, drawn, then read as the fit
+    /// would leave them with the black post read `black_read`: the bridge level halfway
+    /// between the two tips. Whether making the posts reach the bridge changed anything (the
+    /// black post must be a medium after).
+    fn bridge_with_a_short_post(black_read: Size) -> bool {
+        let camera = table_camera();
+        let detector = Detector::new(crate::ColorModel::default());
+        let large = detector.dims(Size::Large);
+        let post = |size: Size, x: f64, yaw: f64| Hypothesis {
+            size,
+            resting: Resting::Upright,
+            x,
+            y: 120.0,
+            yaw,
+            tilt: 0.0,
+            lift: 0.0,
+        };
+        let bridge_at = |lift: f64| Hypothesis {
+            size: Size::Large,
+            resting: Resting::Bridging,
+            x: 10.0,
+            y: 120.0,
+            yaw: std::f64::consts::FRAC_PI_2,
+            tilt: flat_tilt(&large),
+            lift,
+        };
+        let (red, black) = (
+            post(Size::Medium, -11.0, 0.3),
+            post(Size::Medium, 11.0, 0.5),
+        );
+        let medium_tip = detector.dims(Size::Medium).height_mm;
+        let frame = draw_pieces(
+            &camera,
+            &[
+                (Color::Red, Size::Medium, detector.pose(&red)),
+                (Color::Black, Size::Medium, detector.pose(&black)),
+                (
+                    Color::Yellow,
+                    Size::Large,
+                    detector.pose(&bridge_at(medium_tip)),
+                ),
+            ],
+        )
+        .expect("drawn");
+        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
+        let regions = regions(&seg, &detector.params, 40).expect("regions");
+        let black_tip = detector.dims(black_read).height_mm;
+        let read = [
+            (Color::Red, red),
+            (
+                Color::Black,
+                Hypothesis {
+                    size: black_read,
+                    ..black
+                },
+            ),
+            (Color::Yellow, bridge_at((medium_tip + black_tip) / 2.0)),
+        ];
+        let mut per_region: Vec<Vec<Detection>> = regions
+            .iter()
+            .map(|r| {
+                read.iter()
+                    .filter(|(color, _)| *color == r.color)
+                    .filter_map(|(color, h)| detector.detection(*color, &camera, h, 1.0))
+                    .collect()
+            })
+            .collect();
+        let mut scores = vec![0.0; regions.len()];
+        let changed =
+            detector.raise_posts_to_bridges(&camera, &regions, &mut per_region, &mut scores);
+        let black_now: Vec<Size> = per_region
+            .iter()
+            .flatten()
+            .filter(|d| d.color == Color::Black)
+            .map(|d| d.size)
+            .collect();
+        assert_eq!(black_now, vec![Size::Medium], "the black post after");
+        changed
+    }
+
+    #[test]
+    fn a_post_too_short_to_reach_its_bridge_is_refitted_a_size_bigger() {
+        assert!(bridge_with_a_short_post(Size::Small));
+    }
+
+    #[test]
+    fn posts_that_reach_their_bridge_stay_as_they_are() {
+        assert!(!bridge_with_a_short_post(Size::Medium));
+    }
 }
