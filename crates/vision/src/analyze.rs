@@ -4,7 +4,7 @@ use std::path::Path;
 
 use koanscope_geometry::{Engine, PyramidDims};
 use koanscope_scene::{JudgmentCall, KoanId, Orientation, Piece, PieceId, Scene, Size};
-use nalgebra::{Isometry3, Translation3, Vector3};
+use nalgebra::{Isometry3, Translation3};
 use opencv::core::{self, Mat, Point, Scalar, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -18,7 +18,7 @@ use crate::gap::gap_seen;
 use crate::image::size_of;
 use crate::memory::FitMemory;
 use crate::overlay;
-use crate::pose::{Resting, centroid_piece, flat_tilt, silhouette};
+use crate::pose::{Resting, centroid_piece, leans, silhouette};
 
 /// The scene a frame shows, the detections behind it, and anything the user should know.
 #[derive(Debug, Clone)]
@@ -355,21 +355,10 @@ fn note_rim_towers(scene: &mut Scene, rim_towers: &[(usize, usize, f64)]) {
 }
 
 fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
-    /// A tilt this close to a rest of its own is that rest, as far as the fit can tell.
-    const REST_WITHIN: f64 = 8.0 * std::f64::consts::PI / 180.0;
     match detection.resting {
         Resting::Stacked | Resting::Bridging => Support::Raised,
-        Resting::Upright | Resting::Flat => Support::Itself,
-        Resting::Tilted => {
-            let axis_table = detection.table_from_piece.rotation * Vector3::z();
-            let tilt = axis_table.z.clamp(-1.0, 1.0).acos();
-            let own_rests = [0.0, flat_tilt(dims), std::f64::consts::PI];
-            if own_rests.iter().any(|r| (tilt - r).abs() <= REST_WITHIN) {
-                Support::Itself
-            } else {
-                Support::Leaning
-            }
-        }
+        _ if leans(detection.resting, &detection.table_from_piece, dims) => Support::Leaning,
+        _ => Support::Itself,
     }
 }
 
@@ -377,7 +366,7 @@ fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
 mod tests {
     use super::*;
     use koanscope_scene::Color;
-    use nalgebra::Point3;
+    use nalgebra::{Point3, Vector3};
 
     #[test]
     fn a_piece_fitted_on_a_tip_that_is_not_there_stands_where_it_was_seen() {

@@ -27,6 +27,7 @@ use crate::segment::{Segmentation, segment};
 use crate::shadow::without_tinted_shadows;
 
 mod hidden_base;
+mod leaning;
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
@@ -389,6 +390,7 @@ impl Detector {
                 break;
             }
         }
+        self.stand_lone_leaners(&cache, camera, &regions, &mut per_region, &refitted_with);
         let found = per_region.into_iter().flatten().collect();
         Ok(without_tinted_shadows(
             seg,

@@ -28,6 +28,27 @@ impl Resting {
     }
 }
 
+/// Whether a piece resting so must lean on another to stay as it is: tipped about a base edge
+/// (or standing on its apex at a slant) it falls back onto its base or a side unless something
+/// holds it. Upright, lying on a side and balanced on the apex, within 8° of each (as far as a
+/// fit can tell), are rests of its own.
+pub(crate) fn leans(
+    resting: Resting,
+    table_from_piece: &Isometry3<f64>,
+    dims: &PyramidDims,
+) -> bool {
+    const REST_WITHIN: f64 = 8.0 * std::f64::consts::PI / 180.0;
+    if resting != Resting::Tilted {
+        return false;
+    }
+    let tilt = (table_from_piece.rotation * Vector3::z())
+        .z
+        .clamp(-1.0, 1.0)
+        .acos();
+    let own_rests = [0.0, flat_tilt(dims), std::f64::consts::PI];
+    !own_rests.iter().any(|r| (tilt - r).abs() <= REST_WITHIN)
+}
+
 /// The five corners of a pyramid in its own frame: base corners then apex.
 pub fn vertices_piece(dims: &PyramidDims) -> [Point3<f64>; 5] {
     let a = dims.base_mm / 2.0;

@@ -248,3 +248,62 @@ fn a_piece_lying_at_an_upright_ones_foot_is_no_tower_base() {
         scene.koans
     );
 }
+
+/// A piece tipped at a slant stays so only leaning on another. Drawn leaning against a large
+/// one it is read leaning and touching it; drawn so with nothing beside it (no table could
+/// hold it so) it is read at a rest of its own, the outline that chose the slant not borne out.
+#[test]
+fn a_slanted_piece_leans_on_a_neighbour_or_on_nothing_at_all() {
+    let camera = table_camera();
+    let placer = koanscope_geometry::Placer::default();
+    let engine = Engine::default();
+    let mut wrong = Vec::new();
+    for (x, y, heading) in [(-60.0, 200.0, 4.0), (20.0, 150.0, 2.0), (120.0, 80.0, 0.6)] {
+        let leaner = placer.tipped(Size::Medium, x, y, heading, 0.5);
+        // A blue large standing where the leaner's plastic comes within 0.2 mm of it.
+        let toward = nalgebra::Vector2::new(f64::cos(heading), f64::sin(heading));
+        let leaner_piece = koanscope_scene::Piece::new(0, Color::Red, Size::Medium, leaner);
+        let support_at = |d: f64| placer.upright(x + toward.x * d, y + toward.y * d, 0.0);
+        let gap = |d: f64| {
+            let support = koanscope_scene::Piece::new(1, Color::Blue, Size::Large, support_at(d));
+            engine.surface_distance(&leaner_piece, &support)
+        };
+        let (mut touching, mut apart) = (0.0, 80.0);
+        for _ in 0..60 {
+            let mid = (touching + apart) / 2.0;
+            if gap(mid) > 0.2 {
+                apart = mid
+            } else {
+                touching = mid
+            }
+        }
+        let read = |pieces: &[(Color, Size, Isometry3<f64>)]| {
+            let frame = draw_pieces(&camera, pieces).expect("drawn");
+            analysed(&camera, &frame).scene
+        };
+        let orientation_of = |scene: &Scene, color: Color| {
+            scene
+                .pieces
+                .iter()
+                .find(|p| p.color == color)
+                .and_then(|p| p.attributes.as_ref())
+                .map(|a| a.orientation)
+        };
+        let supported = read(&[
+            (Color::Red, Size::Medium, leaner),
+            (Color::Blue, Size::Large, support_at(apart)),
+        ]);
+        let touches = supported.koans.iter().any(|k| !k.touching.is_empty());
+        if orientation_of(&supported, Color::Red) != Some(Orientation::Weird) || !touches {
+            wrong.push(format!(
+                "leaning at ({x}, {y}): {:?}, touching {touches}",
+                orientation_of(&supported, Color::Red)
+            ));
+        }
+        let alone = read(&[(Color::Red, Size::Medium, leaner)]);
+        if orientation_of(&alone, Color::Red) == Some(Orientation::Weird) {
+            wrong.push(format!("alone at ({x}, {y}): still weird"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
