@@ -142,17 +142,7 @@ impl Detector {
             }
             // Raised, the top is seen along the same rays: its centroid moves up them by the lift.
             let at = camera.pixel_to_table_plane(&top.image_xy, top_dims.height_mm / 4.0 + lift)?;
-            let seed = (0..12)
-                .map(|s| Hypothesis {
-                    size,
-                    resting: Resting::Upright,
-                    x: at.x,
-                    y: at.y,
-                    yaw: std::f64::consts::FRAC_PI_2 * f64::from(s) / 12.0,
-                    tilt: 0.0,
-                    lift: 0.0,
-                })
-                .max_by(|a, b| joint(a).total_cmp(&joint(b)))?;
+            let seed = best_upright_yaw(size, at.x, at.y, joint);
             let (score, h, _) = pattern_search(seed, nudge, FINE_FROM_MM, joint);
             if best.as_ref().is_none_or(|(s, _)| score > *s) {
                 best = Some((score, h));
@@ -298,24 +288,10 @@ impl Detector {
         let best = [Size::Small, Size::Medium, Size::Large]
             .into_iter()
             .filter(|&s| s > post.size && self.dims(s).height_mm <= tallest + 1.0)
-            .filter_map(|size| {
-                let seed = (0..12)
-                    .map(|s| Hypothesis {
-                        size,
-                        resting: Resting::Upright,
-                        x: at.x,
-                        y: at.y,
-                        yaw: std::f64::consts::FRAC_PI_2 * f64::from(s) / 12.0,
-                        tilt: 0.0,
-                        lift: 0.0,
-                    })
-                    .max_by(|a, b| {
-                        let score = |h: &Hypothesis| self.score(&free, &prefix, camera, h).0;
-                        score(a).total_cmp(&score(b))
-                    })?;
-                Some(pattern_search(seed, nudge, FINEST_STEP_MM, |h| {
-                    self.score(&free, &prefix, camera, h).0
-                }))
+            .map(|size| {
+                let score = |h: &Hypothesis| self.score(&free, &prefix, camera, h).0;
+                let seed = best_upright_yaw(size, at.x, at.y, score);
+                pattern_search(seed, nudge, FINEST_STEP_MM, score)
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))?;
         let (score, h, _) = best;
@@ -326,6 +302,30 @@ impl Detector {
         let taller = self.detection(region.color, camera, &h, post.confidence)?;
         Some((score - was, taller))
     }
+}
+
+/// Of twelve yaws over a quarter turn (an upright pyramid repeats every quarter turn), the
+/// upright piece at (x, y) that `objective` rates best.
+fn best_upright_yaw(
+    size: Size,
+    x: f64,
+    y: f64,
+    objective: impl Fn(&Hypothesis) -> f64,
+) -> Hypothesis {
+    (0..12)
+        .map(|s| Hypothesis {
+            size,
+            resting: Resting::Upright,
+            x,
+            y,
+            yaw: std::f64::consts::FRAC_PI_2 * f64::from(s) / 12.0,
+            tilt: 0.0,
+            lift: 0.0,
+        })
+        .map(|h| (objective(&h), h))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, h)| h)
+        .expect("twelve yaws")
 }
 
 /// Whether a pixel lies inside a convex outline.
