@@ -320,9 +320,6 @@ fn standing_where_seen(
     Some(standing)
 }
 
-/// Whether a fitted piece stands by itself. A pyramid tipped about a base edge falls back onto
-/// its base or onto a side unless something holds it: only upright, lying on a side and
-/// balanced on the apex are rests of its own.
 /// A tower's base of which less than this share is in view is a judgment call for the Master.
 /// The top hides much of any base: on dev the bases of ordinary towers show 39–59 % of their
 /// silhouette, those that show only a rim 9–16 %.
@@ -354,6 +351,9 @@ fn note_rim_towers(scene: &mut Scene, rim_towers: &[(usize, usize, f64)]) {
     }
 }
 
+/// Whether a fitted piece stands by itself. A pyramid tipped about a base edge falls back onto
+/// its base or onto a side unless something holds it: only upright, lying on a side and
+/// balanced on the apex are rests of its own.
 fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
     match detection.resting {
         Resting::Stacked | Resting::Bridging => Support::Raised,
