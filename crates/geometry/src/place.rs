@@ -3,8 +3,9 @@
 
 use nalgebra::{Isometry3, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
 
+use crate::Engine;
 use crate::model::{PieceModels, PyramidShape};
-use koanscope_scene::Size;
+use koanscope_scene::{Piece, Size};
 
 /// Resting contacts keep this clearance, so a piece "on" something is not inside it.
 pub const REST_CLEARANCE_MM: f64 = 0.05;
@@ -113,6 +114,38 @@ impl Placer {
         let pivot_table = Point3::new(x, y, REST_CLEARANCE_MM) + turn * pivot_piece;
         let origin = pivot_table - rotation * pivot_piece;
         Isometry3::from_parts(Translation3::from(origin.coords), rotation)
+    }
+
+    /// Where an upright piece of `size` stands to hold `leaner` up: on the line from the
+    /// leaner's base centre toward `heading` (radians, table frame), the nearest place where
+    /// their plastic is still `gap_mm` apart, by bisection between the base centre (the two
+    /// overlapping) and 80 mm out (apart). `None` where that bracket does not hold the contact.
+    pub fn upright_holding(
+        &self,
+        engine: &Engine,
+        leaner: &Piece,
+        size: Size,
+        heading: f64,
+        gap_mm: f64,
+    ) -> Option<Isometry3<f64>> {
+        let from = leaner.table_from_piece.translation;
+        let at = |d: f64| self.upright(from.x + d * heading.cos(), from.y + d * heading.sin(), 0.0);
+        let gap = |d: f64| {
+            engine.surface_distance(leaner, &Piece::new(leaner.id, leaner.color, size, at(d)))
+        };
+        let (mut overlapping, mut apart) = (0.0, 80.0);
+        if gap(overlapping) >= gap_mm || gap(apart) <= gap_mm {
+            return None;
+        }
+        for _ in 0..60 {
+            let mid = (overlapping + apart) / 2.0;
+            if gap(mid) > gap_mm {
+                apart = mid;
+            } else {
+                overlapping = mid;
+            }
+        }
+        Some(at(apart))
     }
 
     /// The apex of a piece of `size` at `pose`, table frame.

@@ -365,3 +365,32 @@ fn a_near_call_is_listed_for_the_master() {
         .expect("0.7 mm is a judgment call");
     assert!(call.decided && (call.margin - 0.1).abs() < 1e-6, "{call:?}");
 }
+
+/// A slanted medium held up by a large placed for it on the side it leans to: the two touch,
+/// 0.2 mm apart, and the medium leans.
+#[test]
+fn an_upright_placed_to_hold_a_leaner_touches_it() {
+    let (p, engine) = (Placer::default(), Engine::default());
+    let leaner = Piece::new(
+        0,
+        Color::Red,
+        Size::Medium,
+        p.tipped(Size::Medium, 0.0, 0.0, PI, 0.5),
+    );
+    let support = p
+        .upright_holding(&engine, &leaner, Size::Large, PI, 0.2)
+        .expect("a large holds it");
+    let holding = Piece::new(1, Color::Blue, Size::Large, support);
+    let gap = engine.surface_distance(&leaner, &holding);
+    assert!((gap - 0.2).abs() < 1e-6, "{gap} mm apart");
+    assert!(
+        support.translation.x < -10.0,
+        "on the side it leans to: {support:?}"
+    );
+    let s = scene(&[
+        (Size::Medium, leaner.table_from_piece),
+        (Size::Large, support),
+    ]);
+    assert_eq!(only_koan(&s).touching, vec![[0, 1]]);
+    assert_eq!(attrs(&s, 0).orientation, Orientation::Weird);
+}

@@ -153,7 +153,15 @@ fn tables() -> Vec<Vec<(Color, Size, Isometry3<f64>)>> {
     // A piece tipped at a slant stays so only leaning on another: a blue large stands where
     // the red medium's apex rests against it (0.2 mm apart, touching).
     let leaner = p.tipped(Size::Medium, 180.0, 130.0, PI, 0.5);
-    let support_at = leaning_support(&p, (Size::Medium, leaner), Size::Large, 130.0);
+    let support_at = p
+        .upright_holding(
+            &Engine::default(),
+            &Piece::new(0, Color::Red, Size::Medium, leaner),
+            Size::Large,
+            PI,
+            0.2,
+        )
+        .expect("a large can hold the leaner");
     t2.push((Color::Red, Size::Medium, leaner));
     t2.push((Color::Blue, Size::Large, support_at));
     t2.push((
@@ -174,42 +182,6 @@ fn tables() -> Vec<Vec<(Color, Size, Isometry3<f64>)>> {
         p.flat(Size::Small, 100.0, -30.0, 0.9),
     ));
     vec![t0, t1, t2, t3]
-}
-
-/// An upright piece of `size` on the line y = `y`, on the side the leaner leans to (-x), where
-/// the leaner's plastic comes within 0.2 mm of it: found by bisection on its x.
-fn leaning_support(
-    p: &Placer,
-    (leaner_size, leaner): (Size, Isometry3<f64>),
-    size: Size,
-    y: f64,
-) -> Isometry3<f64> {
-    let engine = Engine::default();
-    let leaner = Piece::new(0, Color::Red, leaner_size, leaner);
-    let gap = |x: f64| {
-        engine.surface_distance(
-            &leaner,
-            &Piece::new(1, Color::Blue, size, p.upright(x, y, 0.0)),
-        )
-    };
-    // Far enough to be apart, and close enough to overlap.
-    let (mut apart, mut overlapping) = (
-        leaner.table_from_piece.translation.x - 80.0,
-        leaner.table_from_piece.translation.x,
-    );
-    assert!(
-        gap(apart) > 0.2 && gap(overlapping) < 0.2,
-        "the bracket holds the contact"
-    );
-    for _ in 0..60 {
-        let mid = (apart + overlapping) / 2.0;
-        if gap(mid) > 0.2 {
-            apart = mid;
-        } else {
-            overlapping = mid;
-        }
-    }
-    p.upright(apart, y, 0.0)
 }
 
 /// The truth scene document: everything derived, plus the image position and visibility fields

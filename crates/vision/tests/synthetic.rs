@@ -261,22 +261,10 @@ fn a_slanted_piece_leans_on_a_neighbour_or_on_nothing_at_all() {
     for (x, y, heading) in [(-60.0, 200.0, 4.0), (20.0, 150.0, 2.0), (120.0, 80.0, 0.6)] {
         let leaner = placer.tipped(Size::Medium, x, y, heading, 0.5);
         // A blue large standing where the leaner's plastic comes within 0.2 mm of it.
-        let toward = nalgebra::Vector2::new(f64::cos(heading), f64::sin(heading));
         let leaner_piece = koanscope_scene::Piece::new(0, Color::Red, Size::Medium, leaner);
-        let support_at = |d: f64| placer.upright(x + toward.x * d, y + toward.y * d, 0.0);
-        let gap = |d: f64| {
-            let support = koanscope_scene::Piece::new(1, Color::Blue, Size::Large, support_at(d));
-            engine.surface_distance(&leaner_piece, &support)
-        };
-        let (mut touching, mut apart) = (0.0, 80.0);
-        for _ in 0..60 {
-            let mid = (touching + apart) / 2.0;
-            if gap(mid) > 0.2 {
-                apart = mid
-            } else {
-                touching = mid
-            }
-        }
+        let support = placer
+            .upright_holding(&engine, &leaner_piece, Size::Large, heading, 0.2)
+            .expect("a large can hold it");
         let read = |pieces: &[(Color, Size, Isometry3<f64>)]| {
             let frame = draw_pieces(&camera, pieces).expect("drawn");
             analysed(&camera, &frame).scene
@@ -291,7 +279,7 @@ fn a_slanted_piece_leans_on_a_neighbour_or_on_nothing_at_all() {
         };
         let supported = read(&[
             (Color::Red, Size::Medium, leaner),
-            (Color::Blue, Size::Large, support_at(apart)),
+            (Color::Blue, Size::Large, support),
         ]);
         let touches = supported.koans.iter().any(|k| !k.touching.is_empty());
         if orientation_of(&supported, Color::Red) != Some(Orientation::Weird) || !touches {
