@@ -28,6 +28,7 @@ use crate::shadow::without_tinted_shadows;
 
 mod hidden_base;
 mod leaning;
+mod same_colour;
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
@@ -287,6 +288,8 @@ impl Detector {
                 readings.swap_remove(0)
             })
             .unzip();
+        // A piece stacked on one of its own colour: the outline alone reads one taller piece.
+        self.stack_same_colour_tops(seg, camera, &regions, &mut per_region, &mut scores);
         // A piece standing on one of another colour that it hides all but a rim of.
         self.raise_onto_hidden_bases(&cache, camera, &regions, &mut per_region, &mut scores);
         // Towers of three colours need the middle piece before the top one: two more passes.
@@ -1207,6 +1210,35 @@ impl Detector {
         })
     }
 
+    /// A piece of `top` size stacked on the tip of an upright `base`, turned as it is.
+    fn stacked_on(&self, base: &Hypothesis, top: Size) -> Hypothesis {
+        let seat = cavity_apex_piece(&self.dims(top), self.pieces.wall_mm).z;
+        Hypothesis {
+            size: top,
+            resting: Resting::Stacked,
+            lift: (self.dims(base.size).height_mm - seat).max(0.0),
+            ..*base
+        }
+    }
+
+    /// How well an upright `base` with a `top` piece stacked on it explains a region together.
+    fn tower_px(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        base: &Hypothesis,
+        top: Size,
+    ) -> f64 {
+        let (Some((_, base_outline)), Some((_, top_outline))) = (
+            self.outline(camera, base),
+            self.outline(camera, &self.stacked_on(base, top)),
+        ) else {
+            return f64::NEG_INFINITY;
+        };
+        self.explained_px(&overlap_union(region, prefix, &[base_outline, top_outline]))
+    }
+
     /// Upright bases of two-piece towers fitted jointly with the piece stacked on them; each is
     /// returned with its own score, for the greedy search to pick up the top piece after it.
     fn tower_bases(
@@ -1217,19 +1249,7 @@ impl Detector {
         centre_px: &Point2<f64>,
     ) -> Vec<(f64, Hypothesis)> {
         let sizes = [Size::Small, Size::Medium, Size::Large];
-        let joint = |base: &Hypothesis, top: Size| -> f64 {
-            let Some((pose, base_outline)) = self.outline(camera, base) else {
-                return f64::NEG_INFINITY;
-            };
-            let dims = self.dims(top);
-            let apex = pose * Point3::new(0.0, 0.0, self.dims(base.size).height_mm);
-            let lift = apex.z - cavity_apex_piece(&dims, self.pieces.wall_mm).z;
-            let top_pose = pose_upright_at(&Point3::new(apex.x, apex.y, lift.max(0.0)), base.yaw);
-            let Some(top_outline) = silhouette(camera, &dims, &top_pose) else {
-                return f64::NEG_INFINITY;
-            };
-            self.explained_px(&overlap_union(region, prefix, &[base_outline, top_outline]))
-        };
+        let joint = |base: &Hypothesis, top: Size| self.tower_px(region, prefix, camera, base, top);
         // The joint fit's pattern search, from `step_mm` down to `stop_mm`.
         let search = |best: Hypothesis, top: Size, step_mm: f64, stop_mm: f64| {
             let freedom = Freedom {

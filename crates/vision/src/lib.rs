@@ -25,6 +25,7 @@ pub mod overlay;
 pub mod pose;
 mod region;
 pub mod render;
+pub mod rim;
 pub mod segment;
 mod shadow;
 pub mod target;

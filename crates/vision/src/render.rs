@@ -32,6 +32,16 @@ pub fn draw_pieces(
     camera: &Camera,
     pieces: &[(Color, Size, Isometry3<f64>)],
 ) -> Result<Mat, VisionError> {
+    let lit: Vec<_> = pieces.iter().map(|&(c, s, p)| (c, s, p, 1.0)).collect();
+    draw_lit_pieces(camera, &lit)
+}
+
+/// Like [`draw_pieces`], each piece's colour scaled by a light factor (1 as drawn there): the
+/// faces of a piece stacked on one of its colour meet the base's at a step in the light.
+pub fn draw_lit_pieces(
+    camera: &Camera,
+    pieces: &[(Color, Size, Isometry3<f64>, f64)],
+) -> Result<Mat, VisionError> {
     let [w, h] = camera.intrinsics.image_size;
     let (w, h) = (w as i32, h as i32);
     let mut frame =
@@ -49,10 +59,12 @@ pub fn draw_pieces(
     )
     .during("drawing the table")?;
     let models = PieceModels::default();
-    for (color, size, pose) in pieces {
+    for (color, size, pose, light) in pieces {
         let Some(outline) = silhouette(camera, &models.dims(*size), pose) else {
             continue;
         };
+        let paint = plastic(*color);
+        let paint = Scalar::new(paint[0] * light, paint[1] * light, paint[2] * light, 0.0);
         // Exactly the pixels the fit counts as the silhouette's: an anti-aliased or rounded
         // edge adds a rim that no pose of the piece explains.
         let mut drawn = Ok(());
@@ -65,7 +77,7 @@ pub fn draw_pieces(
                 &mut frame,
                 Point::new(x0 as i32, y as i32),
                 Point::new(x1 as i32, y as i32),
-                plastic(*color),
+                paint,
                 1,
                 imgproc::LINE_8,
                 0,
