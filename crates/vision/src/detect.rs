@@ -12,7 +12,7 @@ use opencv::core::Mat;
 
 use crate::camera::Camera;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
-use crate::contact::seat_among;
+use crate::contact::{SEATED_WITHIN_MM, seat_among};
 use crate::error::VisionError;
 use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
@@ -158,6 +158,12 @@ const BEST_FINISHED: usize = 2;
 /// Of the coarse fits standing on the table (each size, upright and flat), this many best take
 /// the fine steps.
 const ON_TABLE_FINISHED: usize = 3;
+
+/// The middle piece of a tower of three shows as a band below the top piece: it is looked for
+/// along the base's axis this many steps of this many millimetres below the base's covered tip
+/// (down to where a large middle piece's foot would be).
+const MIDDLE_BAND_STEPS: u32 = 6;
+const MIDDLE_BAND_STEP_MM: f64 = 4.0;
 
 /// Pieces explaining a region, and how well (see [`Detector::explain_region`]).
 pub(crate) type Reading = (Vec<Detection>, f64);
@@ -317,13 +323,23 @@ impl Detector {
                     .zip(&seats)
                     // A piece stacked on an apex covers it in the image: the region must have
                     // pixels right around it, or pixels of another piece there when the tip is
-                    // covered (the middle of a tower of three, hidden by the top piece).
+                    // covered, or its own pixels around the axis below the tip: the middle of a
+                    // tower of three shows as a band under the top piece, which hides the tip
+                    // (in the base's own colour, when the two share it).
                     .filter(|((j, apex, d), seat)| {
                         *j != i
                             && **seat != Some(i)
                             && (region.near_pixels(camera, apex, 8.0, false)
                                 || (tip_covered(seg, camera, d, &self.pieces)
-                                    && region.near_pixels(camera, apex, 8.0, true)))
+                                    && region.near_pixels(camera, apex, 8.0, true))
+                                || (1..=MIDDLE_BAND_STEPS).any(|k| {
+                                    let below = Point3::new(
+                                        apex.x,
+                                        apex.y,
+                                        apex.z - MIDDLE_BAND_STEP_MM * f64::from(k),
+                                    );
+                                    region.near_pixels(camera, &below, 8.0, false)
+                                }))
                     })
                     .map(|((_, apex, _), _)| *apex)
                     .collect();
@@ -336,16 +352,6 @@ impl Detector {
                     // Stacking must explain clearly better than standing on the table: a piece
                     // whose top is hidden by the one above would otherwise stack on that one.
                     let area = region.target_px();
-                    // The outline alone may prefer a piece standing on the table behind the
-                    // tips; readings that rest a piece on one are weighed too, by the frame's
-                    // depth order below, where the outline cannot tell them apart.
-                    let close = scores[i] - self.params.resting_outline_tolerance * area;
-                    let readings = self
-                        .readings_recalled(memory, &cache, region, camera, &supports)
-                        .into_iter()
-                        .enumerate()
-                        .filter(|(k, (_, score))| *k == 0 || *score >= close)
-                        .map(|(_, reading)| reading);
                     // Standing behind a piece and resting on its tip fit the outline alike; they
                     // differ in which of the two is in front where they overlap, and the frame
                     // shows which. (Only the pieces under the tips: one above may be wrong yet.)
@@ -364,6 +370,18 @@ impl Detector {
                         f.iter().filter(|d| d.resting == Resting::Bridging).count()
                     };
                     let first = scores[i] + order(&per_region[i]);
+                    // The outline alone may prefer a piece standing on the table behind the
+                    // tips; readings that rest a piece on one are weighed too, by the frame's
+                    // depth order, where the outline cannot tell them apart, or where the
+                    // first reading's outline is better only by what the depth order denies it
+                    // (the middle of a tower of three read as a piece lying in front of the base).
+                    let close = first.min(scores[i]) - self.params.resting_outline_tolerance * area;
+                    let readings = self
+                        .readings_recalled(memory, &cache, region, camera, &supports)
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(k, (_, score))| *k == 0 || *score >= close)
+                        .map(|(_, reading)| reading);
                     let mut best: Option<(f64, Vec<Detection>, f64)> = None;
                     for (found, score) in readings {
                         let margin = if bridges(&found) > bridges(&per_region[i]) {
@@ -1001,7 +1019,11 @@ impl Detector {
                     first_step_mm: 1.0,
                     tilt: false,
                 };
-                let found = self.search_yaw(region, prefix, camera, start, FRAC_PI_2, 12, 2, nudge);
+                // A stacked piece sits on the tip: a fit that slid off it is no longer stacked
+                // there (it fits a part of the region that some other piece explains).
+                let found = self
+                    .search_yaw(region, prefix, camera, start, FRAC_PI_2, 12, 2, nudge)
+                    .filter(|(_, h)| (h.x - apex.x).hypot(h.y - apex.y) <= SEATED_WITHIN_MM);
                 all.extend(found);
             }
             // Lying on a side across two apexes (a bridge); posts may differ by about one size.
