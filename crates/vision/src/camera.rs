@@ -1,7 +1,7 @@
 //! A calibrated camera: projection of table points into the image and back-projection of pixels
 //! onto horizontal planes, in pure nalgebra so the pose fit does not cross into OpenCV.
 
-use nalgebra::{Isometry3, Point2, Point3, Vector3};
+use nalgebra::{Isometry3, Matrix3, Point2, Point3, Vector3};
 
 use crate::calibration::Intrinsics;
 
@@ -9,8 +9,11 @@ use crate::calibration::Intrinsics;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Camera {
     pub intrinsics: Intrinsics,
-    pub camera_from_table: Isometry3<f64>,
+    camera_from_table: Isometry3<f64>,
     table_from_camera: Isometry3<f64>,
+    /// `camera_from_table`'s rotation as a matrix: projecting is the fit's inner loop, and a
+    /// matrix turns a point in half the arithmetic of a quaternion.
+    rotation_camera_from_table: Matrix3<f64>,
 }
 
 impl Camera {
@@ -18,8 +21,17 @@ impl Camera {
         Camera {
             intrinsics,
             table_from_camera: camera_from_table.inverse(),
+            rotation_camera_from_table: camera_from_table
+                .rotation
+                .to_rotation_matrix()
+                .into_inner(),
             camera_from_table,
         }
+    }
+
+    /// The table's pose in the camera frame.
+    pub fn camera_from_table(&self) -> &Isometry3<f64> {
+        &self.camera_from_table
     }
 
     /// The camera centre in the table frame, mm.
@@ -47,7 +59,9 @@ impl Camera {
 
     /// Pixel of a point given in the table frame; `None` behind the camera.
     pub fn project_table(&self, p: &Point3<f64>) -> Option<Point2<f64>> {
-        self.project_camera(&(self.camera_from_table * p))
+        let in_camera =
+            self.rotation_camera_from_table * p.coords + self.camera_from_table.translation.vector;
+        self.project_camera(&Point3::from(in_camera))
     }
 
     /// Unit direction (camera frame) of the ray through a pixel, undoing lens distortion.

@@ -113,7 +113,8 @@ impl ColorModel {
         let b = f64::from(lab[2]) - 128.0;
         let ta = f64::from(table_lab[1]) - 128.0;
         let tb = f64::from(table_lab[2]) - 128.0;
-        let chroma_difference = (a - ta).hypot(b - tb);
+        // Bounded values: a square root is exact enough and far cheaper than `hypot`.
+        let chroma_difference = ((a - ta) * (a - ta) + (b - tb) * (b - tb)).sqrt();
         let dark_ratio = (f64::from(lab[0]) + 1.0) / (f64::from(table_lab[0]) + 1.0);
         let dark = dark_ratio < self.max_dark_ratio;
         if chroma_difference < self.min_chroma_difference && !dark {
@@ -126,11 +127,11 @@ impl ColorModel {
         {
             return PixelClass::Unknown;
         }
-        let chroma = a.hypot(b);
+        let chroma = (a * a + b * b).sqrt();
         // Black plastic mirrors a dimmed, paler table: on a coloured cloth it keeps some hue.
         let black_chroma = self
             .min_chroma
-            .max(self.black_table_chroma_share * ta.hypot(tb));
+            .max(self.black_table_chroma_share * (ta * ta + tb * tb).sqrt());
         if dark && chroma < black_chroma {
             return PixelClass::Piece(Color::Black);
         }
