@@ -26,3 +26,47 @@ fn eval_on_the_bundled_samples_finds_the_pieces() {
     // (what holds it is read from the true poses: the bundled truth does not list it).
     assert_eq!(rate("hidden_flagged"), 1.0, "{all}");
 }
+
+/// The straight tower of three in the sample (green large, yellow medium, red small, S1 scene 3):
+/// the yellow shows only as a band between the two others, and must be read stacked, with the
+/// red on it, not as a piece lying in front of the base and one standing behind.
+#[test]
+fn the_samples_tower_of_three_is_one_tower() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let json = dir.path().join("scene.json");
+    common::koanscope()
+        .arg("analyze")
+        .arg(root.join("sample_images/S1/scene_03.jpg"))
+        .arg("--calibration")
+        .arg(root.join("calibration/sample-S1.yaml"))
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let scene: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("written")).expect("JSON");
+    let id_of = |color: &str, size: &str| {
+        scene["pieces"]
+            .as_array()
+            .and_then(|pieces| {
+                pieces
+                    .iter()
+                    .find(|p| p["color"] == color && p["size"] == size)
+            })
+            .map(|p| p["id"].clone())
+            .unwrap_or_else(|| panic!("no {color} {size}: {scene}"))
+    };
+    let tower = serde_json::json!([
+        id_of("green", "large"),
+        id_of("yellow", "medium"),
+        id_of("red", "small")
+    ]);
+    let towers: Vec<&serde_json::Value> = scene["koans"]
+        .as_array()
+        .expect("koans")
+        .iter()
+        .flat_map(|k| k["towers"].as_array().into_iter().flatten())
+        .collect();
+    assert_eq!(towers, vec![&tower], "{scene}");
+}
