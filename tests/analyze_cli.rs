@@ -10,6 +10,11 @@ use predicates::prelude::*;
 
 /// A full calibration for setup D1, made with the CLI itself.
 fn calibrate_d1(dataset: &Path, dir: &Path) -> PathBuf {
+    calibrate(dataset, "D1", dir)
+}
+
+/// A full calibration for one of the dataset's setups, made with the CLI itself.
+fn calibrate(dataset: &Path, setup: &str, dir: &Path) -> PathBuf {
     let camera = dir.join("camera.yaml");
     let mut intrinsics = koanscope();
     intrinsics
@@ -22,7 +27,7 @@ fn calibrate_d1(dataset: &Path, dir: &Path) -> PathBuf {
     let table = dir.join("table.yaml");
     koanscope()
         .args(["calibrate", "table"])
-        .arg(dataset.join("D1/table.jpg"))
+        .arg(dataset.join(setup).join("table.jpg"))
         .arg("--intrinsics")
         .arg(&camera)
         .arg("--out")
@@ -240,4 +245,52 @@ fn eval_explain_lists_each_disagreement_under_its_scene() {
             .any(|l| l.contains("true #") && (l.contains("upright") || l.contains("flat"))),
         "{stdout}"
     );
+}
+
+/// A support whose foot hides behind the upside-down piece leaning on it, and whose far side
+/// the leaner cuts off into a region of its own (D2 scene 5): it shows a third of itself, and is
+/// read whole where it stands, not a size smaller slid back out from behind the leaner.
+#[test]
+fn a_support_mostly_hidden_by_the_piece_leaning_on_it_is_read_whole() {
+    let Some(dataset) = dataset() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let calibration = calibrate(&dataset, "D2", dir.path());
+    let json = dir.path().join("scene.json");
+    koanscope()
+        .arg("analyze")
+        .arg(dataset.join("D2/scene_05.jpg"))
+        .arg("--calibration")
+        .arg(&calibration)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dataset.join("D2/scene_05.json")).expect("truth"),
+    )
+    .expect("JSON");
+    let support = truth["pieces"]
+        .as_array()
+        .and_then(|pieces| pieces.iter().find(|p| p["role"] == "support"))
+        .expect("the truth's support");
+    let at = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .expect("a point")
+            .iter()
+            .map(|c| c.as_f64().expect("a number"))
+            .collect()
+    };
+    let truth_base = at(&support["base_center_mm"]);
+    let scene: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("written")).expect("JSON");
+    let found = scene["pieces"]
+        .as_array()
+        .expect("pieces")
+        .iter()
+        .find(|p| p["color"] == support["color"])
+        .unwrap_or_else(|| panic!("no {} piece: {scene}", support["color"]));
+    let base = at(&found["base_center_mm"]);
+    let off = (base[0] - truth_base[0]).hypot(base[1] - truth_base[1]);
+    assert_eq!(found["size"], support["size"], "{found}");
+    assert!(off < 3.0, "base {off:.1} mm off: {found}");
 }

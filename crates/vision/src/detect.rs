@@ -44,6 +44,11 @@ pub struct DetectParams {
     /// A further piece in a region must rest on unexplained pixels for this share of its
     /// silhouette, so fringes left around a fitted piece do not become pieces.
     pub min_new_support: f64,
+    /// An upright piece may pass behind other pieces for more than that: it is kept when it
+    /// rests on the region's own pixels for `min_new_support` of its silhouette leaving out
+    /// what other pieces hide, and shows at least this share of the whole. A post under a
+    /// bridge or a support behind its leaner shows a third of itself or less.
+    pub min_upright_shown: f64,
     /// Explaining a region with leaning or upside-down pieces must beat explaining it with
     /// upright, flat and stacked ones by this share of the region's pixels.
     pub tilted_margin: f64,
@@ -97,6 +102,7 @@ impl Default for DetectParams {
             leak_weight: 2.0,
             max_pieces_per_region: 6,
             min_new_support: 0.4,
+            min_upright_shown: 0.3,
             tilted_margin: 0.05,
             first_choices: 5,
             min_own_share: 0.25,
@@ -1196,9 +1202,14 @@ impl Detector {
             Resting::Stacked => self.params.min_new_support / 2.0,
             _ => self.params.min_new_support,
         };
+        // An upright piece may stand behind others: what they hide of it is left out.
+        let supported = support >= min_support
+            || (h.resting == Resting::Upright
+                && support >= self.params.min_upright_shown
+                && o.on / (o.on + o.off + o.care - o.others).max(1.0) >= min_support);
         if precision < self.params.min_precision
             || o.on < self.params.min_region_px as f64
-            || support < min_support
+            || !supported
         {
             return None;
         }
