@@ -166,8 +166,8 @@ const BEST_FINISHED: usize = 2;
 const ON_TABLE_FINISHED: usize = 3;
 
 /// The middle piece of a tower of three shows as a band below the top piece: it is looked for
-/// along the base's axis this many steps of this many millimetres below the base's covered tip
-/// (down to where a large middle piece's foot would be).
+/// along the base's axis this many steps of this many millimetres below the base's tip (down to
+/// where a large middle piece's foot would be).
 const MIDDLE_BAND_STEPS: u32 = 6;
 const MIDDLE_BAND_STEP_MM: f64 = 4.0;
 
