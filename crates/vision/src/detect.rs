@@ -581,17 +581,8 @@ impl Detector {
         if pieces.len() < 2 {
             return pieces;
         }
-        let others_explained = |pieces: &[Detection], i: usize| {
-            let mut alone = region.clone();
-            for (j, other) in pieces.iter().enumerate() {
-                if j != i {
-                    explain(&mut alone, &other.outline_px);
-                }
-            }
-            alone
-        };
         for i in 0..pieces.len() {
-            let alone = others_explained(&pieces, i);
+            let alone = with_others_explained(region, &pieces, i);
             let mut all_supports = supports.to_vec();
             all_supports.extend(
                 pieces
@@ -614,7 +605,7 @@ impl Detector {
         loop {
             let worst = (0..pieces.len())
                 .map(|i| {
-                    let alone = others_explained(&pieces, i);
+                    let alone = with_others_explained(region, &pieces, i);
                     let own = covered(&alone, &pieces[i].outline_px);
                     let all = covered(region, &pieces[i].outline_px);
                     (i, own, all)
@@ -1686,6 +1677,17 @@ fn tip_covered(seg: &Segmentation, camera: &Camera, d: &Detection, pieces: &Piec
         .project_table(&below_tip)
         .and_then(|px| seg.class_at(&px))
         .is_some_and(|class| seg.class_of(d.color) != Some(class))
+}
+
+/// A region as the pieces fitted there, all but `pieces[k]`, leave it for that one.
+fn with_others_explained(region: &Region, pieces: &[Detection], k: usize) -> Region {
+    let mut alone = region.clone();
+    for (j, other) in pieces.iter().enumerate() {
+        if j != k {
+            explain(&mut alone, &other.outline_px);
+        }
+    }
+    alone
 }
 
 /// The apex of a detected piece, table frame.

@@ -56,12 +56,7 @@ impl Detector {
                     continue;
                 }
                 // The top's region as it is with the other pieces fitted there in place.
-                let mut top_region = regions[j].clone();
-                for (other, d) in per_region[j].iter().enumerate() {
-                    if other != k {
-                        explain(&mut top_region, &d.outline_px);
-                    }
-                }
+                let top_region = with_others_explained(&regions[j], &per_region[j], k);
                 let best = bases
                     .into_iter()
                     .filter_map(|i| {
@@ -116,14 +111,10 @@ impl Detector {
         let top_dims = self.dims(top.size);
         let seat_depth = cavity_apex_piece(&top_dims, self.pieces.wall_mm).z;
         let top_yaw = top.table_from_piece.rotation.euler_angles().2;
+        // The top keeps its own yaw: only its height was unknown.
         let top_on = |base: &Hypothesis| Hypothesis {
-            size: top.size,
-            resting: Resting::Stacked,
-            x: base.x,
-            y: base.y,
             yaw: top_yaw,
-            tilt: 0.0,
-            lift: self.dims(base.size).height_mm - seat_depth,
+            ..self.stacked_on(base, top.size)
         };
         let joint = |base: &Hypothesis| {
             self.score(&free, &free_prefix, camera, base).0

@@ -47,13 +47,7 @@ impl Detector {
                 if tops.is_empty() {
                     continue;
                 }
-                // The region as the other pieces fitted there leave it.
-                let mut alone = region.clone();
-                for (other, d) in per_region[i].iter().enumerate() {
-                    if other != k {
-                        explain(&mut alone, &d.outline_px);
-                    }
-                }
+                let alone = with_others_explained(region, &per_region[i], k);
                 let prefix = Prefix::new(&alone);
                 let (alone_px, _) = self.score(&alone, &prefix, camera, &found);
                 let tolerance = self.params.resting_outline_tolerance * alone.target_px();
