@@ -34,6 +34,11 @@ impl Camera {
         &self.camera_from_table
     }
 
+    /// The camera's pose in the table frame.
+    pub fn table_from_camera(&self) -> &Isometry3<f64> {
+        &self.table_from_camera
+    }
+
     /// The camera centre in the table frame, mm.
     pub fn centre_table(&self) -> Point3<f64> {
         Point3::from(self.table_from_camera.translation.vector)

@@ -86,7 +86,7 @@ pub(crate) fn depth_order_evidence(
     others: &[Detection],
 ) -> f64 {
     let origin = camera.centre_table();
-    let table_from_camera = camera.camera_from_table().inverse();
+    let table_from_camera = camera.table_from_camera();
     let mut evidence = 0.0;
     for a in these {
         let Some(class_a) = seg.class_of(a.color) else {
