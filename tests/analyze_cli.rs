@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::{dataset, koanscope};
+use common::{analyzed_scene, dataset, koanscope};
+use koanscope_vision::evaluate::truth_pieces;
 use predicates::prelude::*;
 
 /// A full calibration for setup D1, made with the CLI itself.
@@ -255,42 +256,25 @@ fn a_support_mostly_hidden_by_the_piece_leaning_on_it_is_read_whole() {
     let Some(dataset) = dataset() else { return };
     let dir = tempfile::tempdir().expect("temp dir");
     let calibration = calibrate(&dataset, "D2", dir.path());
-    let json = dir.path().join("scene.json");
-    koanscope()
-        .arg("analyze")
-        .arg(dataset.join("D2/scene_05.jpg"))
-        .arg("--calibration")
-        .arg(&calibration)
-        .arg("--json")
-        .arg(&json)
-        .assert()
-        .success();
+    let scene = analyzed_scene(&dataset.join("D2/scene_05.jpg"), &calibration);
     let truth: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dataset.join("D2/scene_05.json")).expect("truth"),
     )
     .expect("JSON");
-    let support = truth["pieces"]
-        .as_array()
-        .and_then(|pieces| pieces.iter().find(|p| p["role"] == "support"))
+    let support = truth_pieces(&truth)
+        .expect("truth pieces")
+        .into_iter()
+        .find(|p| p.role.as_deref() == Some("support"))
         .expect("the truth's support");
-    let at = |v: &serde_json::Value| -> Vec<f64> {
-        v.as_array()
-            .expect("a point")
-            .iter()
-            .map(|c| c.as_f64().expect("a number"))
-            .collect()
-    };
-    let truth_base = at(&support["base_center_mm"]);
-    let scene: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("written")).expect("JSON");
     let found = scene["pieces"]
         .as_array()
         .expect("pieces")
         .iter()
-        .find(|p| p["color"] == support["color"])
-        .unwrap_or_else(|| panic!("no {} piece: {scene}", support["color"]));
-    let base = at(&found["base_center_mm"]);
-    let off = (base[0] - truth_base[0]).hypot(base[1] - truth_base[1]);
-    assert_eq!(found["size"], support["size"], "{found}");
+        .find(|p| p["color"] == support.color.to_string())
+        .unwrap_or_else(|| panic!("no {} piece: {scene}", support.color));
+    let base: Vec<f64> =
+        serde_json::from_value(found["base_center_mm"].clone()).expect("a base centre");
+    let off = (base[0] - support.base_center_mm.x).hypot(base[1] - support.base_center_mm.y);
+    assert_eq!(found["size"], serde_json::json!(support.size), "{found}");
     assert!(off < 3.0, "base {off:.1} mm off: {found}");
 }

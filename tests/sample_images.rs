@@ -33,19 +33,10 @@ fn eval_on_the_bundled_samples_finds_the_pieces() {
 #[test]
 fn the_samples_tower_of_three_is_one_tower() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let json = dir.path().join("scene.json");
-    common::koanscope()
-        .arg("analyze")
-        .arg(root.join("sample_images/S1/scene_03.jpg"))
-        .arg("--calibration")
-        .arg(root.join("calibration/sample-S1.yaml"))
-        .arg("--json")
-        .arg(&json)
-        .assert()
-        .success();
-    let scene: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).expect("written")).expect("JSON");
+    let scene = common::analyzed_scene(
+        &root.join("sample_images/S1/scene_03.jpg"),
+        &root.join("calibration/sample-S1.yaml"),
+    );
     let id_of = |color: &str, size: &str| {
         scene["pieces"]
             .as_array()

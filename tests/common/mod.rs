@@ -48,3 +48,20 @@ pub fn figures_json(args: &[&std::ffi::OsStr]) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(&json).expect("figures written"))
         .expect("figures are JSON")
 }
+
+/// Runs `koanscope analyze IMAGE --calibration CALIBRATION --json FILE` and returns the scene
+/// document it wrote.
+pub fn analyzed_scene(image: &Path, calibration: &Path) -> serde_json::Value {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let json = dir.path().join("scene.json");
+    koanscope()
+        .arg("analyze")
+        .arg(image)
+        .arg("--calibration")
+        .arg(calibration)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    serde_json::from_slice(&std::fs::read(&json).expect("scene written")).expect("scene is JSON")
+}
