@@ -6,13 +6,13 @@
 use std::path::PathBuf;
 
 use koanscope_geometry::PieceModels;
-use koanscope_scene::{Color, Size};
+use koanscope_scene::{Orientation, Size};
+use koanscope_vision::evaluate::truth_pieces;
 use koanscope_vision::image::read_bgr;
-use koanscope_vision::pose::cavity_apex_piece;
+use koanscope_vision::pose::{cavity_apex_piece, pose_upright_at};
 use koanscope_vision::rim::rim_evidence;
 use koanscope_vision::segment::segment;
 use koanscope_vision::{Calibration, ColorModel};
-use nalgebra::{Isometry3, Matrix3, Rotation3, Translation3, UnitQuaternion};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -29,41 +29,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     scenes.sort();
     for scene in scenes {
-        let truth: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&scene)?)?;
-        let Some(list) = truth["pieces"].as_array() else {
+        let document: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&scene)?)?;
+        // Calibration views and the table have no pieces.
+        let Ok(truth) = truth_pieces(&document) else {
             continue;
         };
         let frame = read_bgr(&scene.with_extension("jpg"))?;
         let seg = segment(&frame, &model)?;
-        for p in list {
-            let m: Vec<Vec<f64>> = serde_json::from_value(p["pose"].clone())?;
-            if m[2][2] < 0.99 || m[2][3].abs() > 1.0 {
+        for (id, p) in truth.iter().enumerate() {
+            if p.orientation != Orientation::Upright || !p.grounded {
                 continue;
             }
-            let color: Color = serde_json::from_value(p["color"].clone())?;
-            let size: Size = serde_json::from_value(p["size"].clone())?;
-            let rot = Matrix3::from_fn(|r, c| m[r][c]);
-            let pose = Isometry3::from_parts(
-                Translation3::new(m[0][3], m[1][3], m[2][3]),
-                UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rot)),
-            );
-            let Some(class) = seg
-                .palette
-                .iter()
-                .position(|c| *c == color)
-                .map(|i| 2 + i as u8)
-            else {
+            let Some(class) = seg.class_of(p.color) else {
                 continue;
             };
-            let base = pieces.dims(size);
+            // The yaw is the one thing evaluation does not read: from the pose's first column.
+            let m: Vec<Vec<f64>> = serde_json::from_value(document["pieces"][id]["pose"].clone())?;
+            let pose = pose_upright_at(&p.base_center_mm, m[1][0].atan2(m[0][0]));
+            let base = pieces.dims(p.size);
             let apex = pose * nalgebra::Point3::new(0.0, 0.0, base.height_mm);
             let mut line = format!(
-                "{} #{} {:?} {:?} {:?}",
+                "{} #{id} {:?} {:?} {:?}",
                 scene.display(),
-                p["id"],
-                color,
-                size,
-                p["role"].as_str().unwrap_or("")
+                p.color,
+                p.size,
+                p.role.as_deref().unwrap_or("")
             );
             for top in [Size::Small, Size::Medium, Size::Large] {
                 let dims = pieces.dims(top);
@@ -72,32 +62,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     continue;
                 }
                 // Whether truth has a piece of this size and colour sitting on this tip.
-                let truth_top = list.iter().any(|q| {
-                    let b: Vec<f64> =
-                        serde_json::from_value(q["base_center_mm"].clone()).unwrap_or_default();
-                    q["color"] == p["color"]
-                        && q["size"] == serde_json::json!(top)
-                        && b.len() == 3
-                        && (b[0] - apex.x).hypot(b[1] - apex.y) < 2.0
-                        && (b[2] - rim).abs() < 2.0
+                let truth_top = truth.iter().any(|q| {
+                    let b = q.base_center_mm;
+                    q.color == p.color
+                        && q.size == top
+                        && (b.x - apex.x).hypot(b.y - apex.y) < 2.0
+                        && (b.z - rim).abs() < 2.0
                 });
+                let tower = if truth_top { " TOWER" } else { "" };
                 match rim_evidence(&seg, &camera, class, &base, &pose, &dims, rim, 8, 0.0) {
                     Some(e) => {
                         line += &format!(
-                            " | {top:?}@{rim:.1} {:.1}/{:.1}={:.2} n{}{}",
+                            " | {top:?}@{rim:.1} {:.1}/{:.1}={:.2} n{}{tower}",
                             e.at_rim,
                             e.elsewhere,
                             e.ratio(),
                             e.samples,
-                            if truth_top { " TOWER" } else { "" }
                         )
                     }
-                    None => {
-                        line += &format!(
-                            " | {top:?}@{rim:.1} -{}",
-                            if truth_top { " TOWER" } else { "" }
-                        )
-                    }
+                    None => line += &format!(" | {top:?}@{rim:.1} -{tower}"),
                 }
             }
             println!("{line}");

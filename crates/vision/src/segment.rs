@@ -50,7 +50,7 @@ impl Segmentation {
     }
 
     /// The class of a colour's pixels, if the palette has it.
-    pub(crate) fn class_of(&self, color: Color) -> Option<u8> {
+    pub fn class_of(&self, color: Color) -> Option<u8> {
         class_in(&self.palette, color)
     }
 
