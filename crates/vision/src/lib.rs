@@ -27,6 +27,7 @@ mod region;
 pub mod render;
 pub mod rim;
 pub mod segment;
+pub mod shading;
 mod shadow;
 pub mod target;
 

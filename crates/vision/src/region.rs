@@ -2,6 +2,8 @@
 //! silhouette covers of a region, fast, and what is left once pieces explain part of it.
 
 use koanscope_scene::Color;
+use std::sync::Arc;
+
 use nalgebra::{Point2, Point3};
 use opencv::core::{self, Mat, Size as CvSize};
 use opencv::imgproc;
@@ -26,6 +28,9 @@ pub(crate) struct Region {
     /// Non-zero where something may hide this region's pieces: [`OTHER`] over another piece (any
     /// other foreground), [`EXPLAINED`] over pixels a piece already fitted here explains.
     pub(crate) dontcare: Vec<u8>,
+    /// The frame's lightness (8-bit L) over the box, shared by the region's copies: how a
+    /// piece's faces shade tells poses with like outlines apart (see `shading.rs`).
+    pub(crate) lightness: Arc<[u8]>,
 }
 
 impl Region {
@@ -245,10 +250,13 @@ pub(crate) fn regions(
                 let (rw, rh) = (x1 - x0, y1 - y0);
                 let mut target = vec![0u8; rw * rh];
                 let mut dontcare = vec![0u8; rw * rh];
+                let mut lightness = vec![0u8; rw * rh];
+                let lab = seg.lab_bytes();
                 for y in 0..rh {
                     for x in 0..rw {
                         let (fx, fy) = (x0 + x, y0 + y);
                         let idx = fy * w + fx;
+                        lightness[y * rw + x] = lab[3 * idx];
                         let in_crop = fx >= cx0 && fx < cx1 && fy >= cy0 && fy < cy1;
                         if in_crop && labels[(fy - cy0) * cw + (fx - cx0)] == label {
                             target[y * rw + x] = 1;
@@ -268,6 +276,7 @@ pub(crate) fn regions(
                         h: rh,
                         target,
                         dontcare,
+                        lightness: lightness.into(),
                     },
                 ));
             }

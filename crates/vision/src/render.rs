@@ -1,18 +1,20 @@
-//! A plain renderer of pieces at known poses (flat-shaded silhouettes over a two-tone table), for
-//! tests and benchmarks that must run without photographs. It is no substitute for real frames:
-//! no faces, shading, translucency or shadows, and edges exact to the pixel (add
-//! [`with_sensor_noise`] for ragged ones).
+//! A plain renderer of pieces at known poses (flat-coloured silhouettes over a two-tone table),
+//! for tests and benchmarks that must run without photographs. It is no substitute for real
+//! frames: faces shaded only by a lamp's angle ([`draw_shaded_pieces`]), no translucency or
+//! shadows, and edges exact to the pixel (add [`with_sensor_noise`] for ragged ones).
 
 use koanscope_geometry::PieceModels;
 use koanscope_scene::{Color, Size};
-use nalgebra::Isometry3;
-use opencv::core::{CV_8UC3, Mat, Point, Scalar};
+use nalgebra::{Isometry3, Point2, Vector3};
+use opencv::core::{CV_8UC3, Mat, Point, Scalar, Vec3b};
 use opencv::imgproc;
+use opencv::prelude::*;
 
 use crate::camera::Camera;
 use crate::error::{CvContext, VisionError};
 use crate::pose::silhouette;
 use crate::region::for_each_run;
+use crate::shading::{depth_inside, faces_in_view};
 
 /// The colour a piece is drawn in, BGR.
 fn plastic(color: Color) -> Scalar {
@@ -42,6 +44,27 @@ pub fn draw_lit_pieces(
     camera: &Camera,
     pieces: &[(Color, Size, Isometry3<f64>, f64)],
 ) -> Result<Mat, VisionError> {
+    draw(camera, pieces, None)
+}
+
+/// Like [`draw_pieces`], each face shaded by how squarely it faces a lamp above the table
+/// (towards the camera's side): faces of one piece meet at steps in the light, as on a table.
+pub fn draw_shaded_pieces(
+    camera: &Camera,
+    pieces: &[(Color, Size, Isometry3<f64>)],
+) -> Result<Mat, VisionError> {
+    let lit: Vec<_> = pieces.iter().map(|&(c, s, p)| (c, s, p, 1.0)).collect();
+    let lamp = (camera.centre_table().coords + Vector3::new(0.0, 0.0, 600.0)).normalize();
+    draw(camera, &lit, Some(lamp))
+}
+
+/// Draws the pieces in order, each in its colour times its light factor, and, with a `lamp`
+/// direction (table frame), times the light its face under each pixel takes from there.
+fn draw(
+    camera: &Camera,
+    pieces: &[(Color, Size, Isometry3<f64>, f64)],
+    lamp: Option<Vector3<f64>>,
+) -> Result<Mat, VisionError> {
     let [w, h] = camera.intrinsics.image_size;
     let (w, h) = (w as i32, h as i32);
     let mut frame =
@@ -60,28 +83,48 @@ pub fn draw_lit_pieces(
     .during("drawing the table")?;
     let models = PieceModels::default();
     for (color, size, pose, light) in pieces {
-        let Some(outline) = silhouette(camera, &models.dims(*size), pose) else {
+        let dims = models.dims(*size);
+        let Some(outline) = silhouette(camera, &dims, pose) else {
             continue;
         };
-        let paint = plastic(*color);
-        let paint = Scalar::new(paint[0] * light, paint[1] * light, paint[2] * light, 0.0);
+        let faces = match lamp {
+            Some(lamp) => faces_in_view(camera, &dims, pose)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(corners, normal)| (corners, 0.55 + 0.45 * normal.dot(&lamp).max(0.0)))
+                .collect(),
+            None => Vec::new(),
+        };
+        let base = plastic(*color);
+        let paint = |x: i64, y: i64| {
+            // The face the pixel's centre lies deepest in (the faces in view do not overlap).
+            let shade = faces
+                .iter()
+                .map(|(corners, shade)| {
+                    let p = Point2::new(x as f64, y as f64);
+                    (depth_inside(corners, &p), *shade)
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map_or(1.0, |(_, shade)| shade);
+            let k = light * shade;
+            Vec3b::from(
+                [base[0], base[1], base[2]].map(|c| (c * k).round().clamp(0.0, 255.0) as u8),
+            )
+        };
         // Exactly the pixels the fit counts as the silhouette's: an anti-aliased or rounded
         // edge adds a rim that no pose of the piece explains.
         let mut drawn = Ok(());
         for_each_run(&outline, |y, xa, xb| {
             let (x0, x1) = (xa.max(0), xb.min(i64::from(w - 1)));
-            if drawn.is_err() || y < 0 || y >= i64::from(h) || x0 > x1 {
+            if y < 0 || y >= i64::from(h) || x0 > x1 {
                 return;
             }
-            drawn = imgproc::line(
-                &mut frame,
-                Point::new(x0 as i32, y as i32),
-                Point::new(x1 as i32, y as i32),
-                paint,
-                1,
-                imgproc::LINE_8,
-                0,
-            );
+            for x in x0..=x1 {
+                match frame.at_2d_mut::<Vec3b>(y as i32, x as i32) {
+                    Ok(pixel) => *pixel = paint(x, y),
+                    Err(e) => drawn = Err(e),
+                }
+            }
         });
         drawn.during("drawing a piece")?;
     }

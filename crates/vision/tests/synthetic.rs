@@ -340,3 +340,50 @@ fn a_slanted_piece_leans_on_a_neighbour_or_on_nothing_at_all() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A small leaning steeply on a medium shows, from above, nearly the outline of one lying flat
+/// at its foot; the faces' shading tells them apart. Drawn with faces lit by a lamp, each is
+/// read leaning (by outline alone, the one at (20, 150) was read flat), and a small drawn
+/// lying flat by the same medium stays flat.
+#[test]
+fn a_steep_leaner_is_told_from_a_flat_piece_by_its_shading() {
+    use koanscope_vision::render::draw_shaded_pieces;
+    let camera = table_camera();
+    let placer = koanscope_geometry::Placer::default();
+    let engine = Engine::default();
+    let mut wrong = Vec::new();
+    for (x, y, heading) in [
+        (-60.0, 200.0, 4.0),
+        (20.0, 150.0, 2.0),
+        (120.0, 80.0, 0.6),
+        (-80.0, 60.0, 3.0),
+    ] {
+        let leaner = placer.tipped(Size::Small, x, y, heading, 1.1);
+        let leaner_piece = koanscope_scene::Piece::new(0, Color::Red, Size::Small, leaner);
+        let support = placer
+            .upright_holding(&engine, &leaner_piece, Size::Medium, heading, 0.2)
+            .expect("a medium can hold it");
+        let flat = placer.flat(Size::Small, x, y, heading + std::f64::consts::PI);
+        for (pose, expected) in [(leaner, Orientation::Weird), (flat, Orientation::Flat)] {
+            let frame = draw_shaded_pieces(
+                &camera,
+                &[
+                    (Color::Red, Size::Small, pose),
+                    (Color::Green, Size::Medium, support),
+                ],
+            )
+            .expect("drawn");
+            let scene = analysed(&camera, &frame).scene;
+            let read = scene
+                .pieces
+                .iter()
+                .find(|p| p.color == Color::Red)
+                .and_then(|p| p.attributes.as_ref())
+                .map(|a| a.orientation);
+            if read != Some(expected) {
+                wrong.push(format!("{expected:?} at ({x}, {y}) read {read:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
