@@ -1,9 +1,9 @@
 //! Connected regions of one colour and the pixel counts a silhouette fit needs: what a
 //! silhouette covers of a region, fast, and what is left once pieces explain part of it.
 
-use koanscope_scene::Color;
 use std::sync::Arc;
 
+use koanscope_scene::Color;
 use nalgebra::{Point2, Point3};
 use opencv::core::{self, Mat, Size as CvSize};
 use opencv::imgproc;
