@@ -278,3 +278,50 @@ fn a_support_mostly_hidden_by_the_piece_leaning_on_it_is_read_whole() {
     assert_eq!(found["size"], serde_json::json!(support.size), "{found}");
     assert!(off < 3.0, "base {off:.1} mm off: {found}");
 }
+
+/// A red small on a red medium whose faces show no rim between them (D1 scene 2): by outline
+/// alone it was read as one medium lying flat; the faces' shading reads it as the tower it is.
+#[test]
+fn a_tower_of_one_colour_without_a_visible_rim_is_read_as_a_tower() {
+    let Some(dataset) = dataset() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let calibration = calibrate(&dataset, "D1", dir.path());
+    let scene = analyzed_scene(&dataset.join("D1/scene_02.jpg"), &calibration);
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dataset.join("D1/scene_02.json")).expect("truth"),
+    )
+    .expect("JSON");
+    let base = truth_pieces(&truth)
+        .expect("truth pieces")
+        .into_iter()
+        .find(|p| p.role.as_deref() == Some("tower_base") && p.color.to_string() == "red")
+        .expect("the truth's red tower base");
+    let pieces = scene["pieces"].as_array().expect("pieces");
+    let piece = |id: &serde_json::Value| {
+        pieces
+            .iter()
+            .find(|p| p["id"] == *id)
+            .expect("a tower's piece is a piece")
+    };
+    let red_tower = scene["koans"]
+        .as_array()
+        .expect("koans")
+        .iter()
+        .flat_map(|k| k["towers"].as_array().expect("towers").clone())
+        .find(|t| {
+            let ids = t.as_array().expect("a tower");
+            ids.len() == 2 && ids.iter().all(|id| piece(id)["color"] == "red")
+        })
+        .unwrap_or_else(|| panic!("no red tower: {scene}"));
+    let [bottom, top] = &red_tower.as_array().expect("a tower")[..] else {
+        unreachable!("a tower of two");
+    };
+    let (bottom, top) = (piece(bottom), piece(top));
+    assert_eq!(
+        (&bottom["size"], &top["size"]),
+        (&serde_json::json!("medium"), &serde_json::json!("small"))
+    );
+    let at: Vec<f64> = serde_json::from_value(bottom["base_center_mm"].clone()).expect("a base");
+    let off = (at[0] - base.base_center_mm.x).hypot(at[1] - base.base_center_mm.y);
+    assert!(off < 3.0, "base {off:.1} mm off: {bottom}");
+}

@@ -313,6 +313,8 @@ impl Detector {
             .unzip();
         // A piece stacked on one of its own colour: the outline alone reads one taller piece.
         self.stack_same_colour_tops(seg, camera, &regions, &mut per_region, &mut scores);
+        // A tower of one colour whose rim does not show, read as one piece lying flat.
+        self.shade_flat_towers(camera, &regions, &mut per_region, &mut scores);
         // A piece standing on one of another colour that it hides all but a rim of.
         self.raise_onto_hidden_bases(&cache, camera, &regions, &mut per_region, &mut scores);
         // Towers of three colours need the middle piece before the top one: two more passes.
@@ -1334,43 +1336,14 @@ impl Detector {
         centre_px: &Point2<f64>,
     ) -> Vec<(f64, Hypothesis)> {
         let sizes = [Size::Small, Size::Medium, Size::Large];
-        let joint = |base: &Hypothesis, top: Size| self.tower_px(region, prefix, camera, base, top);
-        // The joint fit's pattern search, from `step_mm` down to `stop_mm`.
-        let search = |best: Hypothesis, top: Size, step_mm: f64, stop_mm: f64| {
-            let freedom = Freedom {
-                first_step_mm: step_mm,
-                tilt: false,
-            };
-            pattern_search(best, freedom, stop_mm, |h| joint(h, top))
-        };
-        let mut coarse = Vec::new();
-        for base_size in sizes {
-            let Some(start) =
-                self.start_on_table(camera, centre_px, base_size, Resting::Upright, 0.0)
-            else {
-                continue;
-            };
-            for top in sizes {
-                let seed = (0..12)
-                    .map(|i| Hypothesis {
-                        yaw: std::f64::consts::FRAC_PI_2 * f64::from(i) / 12.0,
-                        ..start
-                    })
-                    .max_by(|a, b| joint(a, top).total_cmp(&joint(b, top)));
-                let Some(seed) = seed else { continue };
-                let (score, h, step_mm) = search(seed, top, 4.0, FINE_FROM_MM);
-                coarse.push((score, h, top, step_mm));
-            }
-        }
+        let pairs = sizes.into_iter().flat_map(|b| sizes.map(|t| (b, t)));
+        let mut coarse = self.coarse_towers(region, prefix, camera, centre_px, pairs);
         // Only the best tower goes on, so only the best coarse ones take the fine steps.
         coarse.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut out: Vec<(f64, Hypothesis)> = coarse
             .into_iter()
             .take(BEST_FINISHED)
-            .map(|(_, h, top, step_mm)| {
-                let (score, h, _) = search(h, top, step_mm, FINEST_STEP_MM);
-                (score, h)
-            })
+            .map(|(_, h, top, step_mm)| self.finish_tower(region, prefix, camera, h, top, step_mm))
             .collect();
         // Only the best tower is worth a branch of the search; its base scores on its own.
         out.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -1378,6 +1351,63 @@ impl Detector {
             .take(1)
             .map(|(_, h)| (self.score(region, prefix, camera, &h).0, h))
             .collect()
+    }
+
+    /// Two-piece towers fitted jointly, coarsely, one for each (base, top) size pair, from a
+    /// base standing under the region's centre: each with its score, base, top size and the
+    /// step its search stopped at (for [`Detector::finish_tower`]).
+    fn coarse_towers(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        centre_px: &Point2<f64>,
+        pairs: impl Iterator<Item = (Size, Size)>,
+    ) -> Vec<(f64, Hypothesis, Size, f64)> {
+        let mut coarse = Vec::new();
+        for (base_size, top) in pairs {
+            let Some(start) =
+                self.start_on_table(camera, centre_px, base_size, Resting::Upright, 0.0)
+            else {
+                continue;
+            };
+            let joint = |h: &Hypothesis| self.tower_px(region, prefix, camera, h, top);
+            let seed = (0..12)
+                .map(|i| Hypothesis {
+                    yaw: std::f64::consts::FRAC_PI_2 * f64::from(i) / 12.0,
+                    ..start
+                })
+                .max_by(|a, b| joint(a).total_cmp(&joint(b)));
+            let Some(seed) = seed else { continue };
+            let freedom = Freedom {
+                first_step_mm: 4.0,
+                tilt: false,
+            };
+            let (score, h, step_mm) = pattern_search(seed, freedom, FINE_FROM_MM, joint);
+            coarse.push((score, h, top, step_mm));
+        }
+        coarse
+    }
+
+    /// A coarse joint tower fit (see [`Detector::coarse_towers`]) taken on from `step_mm` to
+    /// the finest step: its score and base.
+    fn finish_tower(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        base: Hypothesis,
+        top: Size,
+        step_mm: f64,
+    ) -> (f64, Hypothesis) {
+        let freedom = Freedom {
+            first_step_mm: step_mm,
+            tilt: false,
+        };
+        let (score, h, _) = pattern_search(base, freedom, FINEST_STEP_MM, |h| {
+            self.tower_px(region, prefix, camera, h, top)
+        });
+        (score, h)
     }
 
     /// The region of the tip that `tips[k]`'s piece, if fitted stacked, sits on: of all the

@@ -4,6 +4,9 @@
 //! apart; the rim where the top's faces end over the base's can (see [`crate::rim`]). An upright
 //! piece whose frame shows a rim at the height a smaller piece of its colour would sit on its tip
 //! is read again as that tower, when the two explain its region about as well as it did alone.
+//!
+//! Where no rim shows (a red small on a red medium, its faces dark), the outline may read the
+//! tower as one piece lying flat; the faces' shading then tells (see [`crate::shading`]).
 
 use super::*;
 use crate::rim::rim_evidence;
@@ -88,6 +91,79 @@ impl Detector {
         }
     }
 
+    /// Reads a region read as one piece lying flat again as a tower of its colour where a
+    /// tower explains the region at least as well (the second piece's price paid) and its
+    /// faces match the frame's shading by `shaded_tilt_lead` better. The greedy search weighs
+    /// only the best of the towers it fits, and only where no single piece explains the region
+    /// all but perfectly.
+    pub(super) fn shade_flat_towers(
+        &self,
+        camera: &Camera,
+        regions: &[Region],
+        per_region: &mut [Vec<Detection>],
+        scores: &mut [f64],
+    ) {
+        for (i, region) in regions.iter().enumerate() {
+            let [flat] = &per_region[i][..] else {
+                continue;
+            };
+            let area = region.target_px();
+            let prefix = Prefix::new(region);
+            let flat_px = self
+                .score(
+                    region,
+                    &prefix,
+                    camera,
+                    &flat_hypothesis(flat, &self.dims(flat.size)),
+                )
+                .0;
+            // A piece that explains its region all but perfectly needs no tower (as in
+            // `usual_candidates`).
+            if flat.resting != Resting::Flat || flat_px >= 0.95 * area {
+                continue;
+            }
+            let (Some(centre_px), Some(flat_shading)) = (
+                region.target_centre(),
+                self.shading_of(region, camera, std::slice::from_ref(flat)),
+            ) else {
+                continue;
+            };
+            let pairs = [
+                (Size::Medium, Size::Small),
+                (Size::Large, Size::Small),
+                (Size::Large, Size::Medium),
+            ];
+            let price = self.params.min_region_px as f64;
+            let best = self
+                .coarse_towers(region, &prefix, camera, &centre_px, pairs.into_iter())
+                .into_iter()
+                .filter_map(|(_, base, top, step_mm)| {
+                    let (px, base) = self.finish_tower(region, &prefix, camera, base, top, step_mm);
+                    let gain = px - price - flat_px;
+                    if gain < 0.0 {
+                        return None;
+                    }
+                    let tower = vec![
+                        self.detection(region.color, camera, &base, flat.confidence)?,
+                        self.detection(
+                            region.color,
+                            camera,
+                            &self.stacked_on(&base, top),
+                            flat.confidence,
+                        )?,
+                    ];
+                    let shading = self.shading_of(region, camera, &tower)?;
+                    (shading >= flat_shading + self.params.shaded_tilt_lead)
+                        .then_some((gain, tower))
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((gain, tower)) = best {
+                per_region[i] = tower;
+                scores[i] += gain;
+            }
+        }
+    }
+
     /// The sizes of top whose rim the frame shows on an upright `base` of `class` pixels.
     fn tops_shown(
         &self,
@@ -118,6 +194,22 @@ impl Detector {
                     .is_some_and(|e| e.ratio() >= RIM_RATIO)
             })
             .collect()
+    }
+}
+
+/// The search's hypothesis for a piece found lying flat, of `dims`.
+fn flat_hypothesis(d: &Detection, dims: &PyramidDims) -> Hypothesis {
+    let centroid = d.table_from_piece * centroid_piece(dims);
+    // Lying flat is a yaw about z after a tilt about x: the piece's x axis stays level.
+    let x_axis = d.table_from_piece.rotation * nalgebra::Vector3::x();
+    Hypothesis {
+        size: d.size,
+        resting: Resting::Flat,
+        x: centroid.x,
+        y: centroid.y,
+        yaw: x_axis.y.atan2(x_axis.x),
+        tilt: flat_tilt(dims),
+        lift: 0.0,
     }
 }
 
