@@ -179,6 +179,8 @@ const ON_TABLE_FINISHED: usize = 3;
 /// where a large middle piece's foot would be).
 const MIDDLE_BAND_STEPS: u32 = 6;
 const MIDDLE_BAND_STEP_MM: f64 = 4.0;
+/// A single piece that explains this share of a region's pixels needs no tower behind it.
+const NEARLY_PERFECT: f64 = 0.95;
 /// Pixels of a piece's faces needed to judge its pose by their shading.
 const SHADING_MIN_PX: usize = 40;
 
@@ -1120,7 +1122,7 @@ impl Detector {
             .map(|(s, _)| *s)
             .fold(f64::NEG_INFINITY, f64::max);
         // A single piece that explains the region all but perfectly needs no tower behind it.
-        let nearly_perfect = best_so_far >= 0.95 * remaining;
+        let nearly_perfect = best_so_far >= NEARLY_PERFECT * remaining;
         let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect {
             let cached = cache.tower_bases.borrow().get(&region_key).cloned();
             match cached {

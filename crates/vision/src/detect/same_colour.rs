@@ -107,19 +107,14 @@ impl Detector {
             let [flat] = &per_region[i][..] else {
                 continue;
             };
-            let area = region.target_px();
+            if flat.resting != Resting::Flat {
+                continue;
+            }
             let prefix = Prefix::new(region);
-            let flat_px = self
-                .score(
-                    region,
-                    &prefix,
-                    camera,
-                    &flat_hypothesis(flat, &self.dims(flat.size)),
-                )
-                .0;
-            // A piece that explains its region all but perfectly needs no tower (as in
-            // `usual_candidates`).
-            if flat.resting != Resting::Flat || flat_px >= 0.95 * area {
+            let flat_h = flat_hypothesis(flat, &self.dims(flat.size));
+            let flat_px = self.score(region, &prefix, camera, &flat_h).0;
+            // A piece that explains its region all but perfectly needs no tower.
+            if flat_px >= NEARLY_PERFECT * region.target_px() {
                 continue;
             }
             let (Some(centre_px), Some(flat_shading)) = (
