@@ -324,4 +324,16 @@ fn a_tower_of_one_colour_without_a_visible_rim_is_read_as_a_tower() {
     let at: Vec<f64> = serde_json::from_value(bottom["base_center_mm"].clone()).expect("a base");
     let off = (at[0] - base.base_center_mm.x).hypot(at[1] - base.base_center_mm.y);
     assert!(off < 3.0, "base {off:.1} mm off: {bottom}");
+    // The Master is told the tower was read from the shading, and asked to check.
+    let call = scene["koans"]
+        .as_array()
+        .expect("koans")
+        .iter()
+        .flat_map(|k| k["judgment_calls"].as_array().cloned().unwrap_or_default())
+        .find(|c| c["what"] == "tower" && c["pieces"] == red_tower)
+        .unwrap_or_else(|| panic!("no judgment call for the tower: {scene}"));
+    assert!(
+        call["note"].as_str().is_some_and(|n| n.contains("lift")),
+        "{call}"
+    );
 }

@@ -12,7 +12,7 @@ use opencv::prelude::*;
 use crate::calibration::check_resolution;
 use crate::camera::Camera;
 use crate::contact::{Support, close_gaps, note_closed_gaps, seat_stacked};
-use crate::detect::{Detection, Detector};
+use crate::detect::{Detection, Detector, ShadedAlternative, ShadedChoice};
 use crate::error::{CvContext, VisionError};
 use crate::gap::gap_seen;
 use crate::image::size_of;
@@ -164,6 +164,8 @@ pub fn analyze_remembering(
     engine.derive(&mut scene);
     note_closed_gaps(&mut scene, &closed);
     note_rim_towers(&mut scene, &rim_towers);
+    let choices: Vec<Option<ShadedChoice>> = detections.iter().map(|d| d.shaded_choice).collect();
+    note_shaded_choices(&mut scene, &choices, detector.params.shaded_tilt_lead);
     // The only note today is the board left on the table, which explains an empty table.
     let board_seen = !notes.is_empty();
     let mut warnings = notes;
@@ -351,6 +353,61 @@ fn note_rim_towers(scene: &mut Scene, rim_towers: &[(usize, usize, f64)]) {
     }
 }
 
+/// Adds a judgment call for each reading the faces' shading chose over one the outline fits
+/// about as well (`choices` by index into the scene's pieces): a piece read leaning or upside
+/// down at a slant rather than lying flat, and a tower of one colour read rather than one piece
+/// lying flat. The Master is asked to look. The margin is the shading's lead over the `lead`
+/// it needed.
+fn note_shaded_choices(scene: &mut Scene, choices: &[Option<ShadedChoice>], lead: f64) {
+    let ids: Vec<PieceId> = scene.pieces.iter().map(|p| p.id).collect();
+    let choice_of = |id: PieceId| ids.iter().position(|&i| i == id).and_then(|k| choices[k]);
+    for koan in &mut scene.koans {
+        let mut calls = Vec::new();
+        for &id in &koan.pieces {
+            if let Some(c) = choice_of(id).filter(|c| c.instead == ShadedAlternative::LyingFlat) {
+                calls.push(JudgmentCall {
+                    what: "orientation".into(),
+                    pieces: vec![id],
+                    decided: true,
+                    margin: round_share(c.shading - c.instead_shading - lead),
+                    unit: "share of the shading explained".into(),
+                    note: format!(
+                        "orientation of {id}: at a slant, not lying flat: the outlines fit alike, its faces' shading says so ({:.2} against {:.2}): look",
+                        c.shading, c.instead_shading
+                    ),
+                });
+            }
+        }
+        for tower in &koan.towers {
+            for pair in tower.windows(2) {
+                let (base, top) = (pair[0], pair[1]);
+                let (Some(c), Some(_)) = (choice_of(base), choice_of(top)) else {
+                    continue;
+                };
+                if c.instead != ShadedAlternative::OnePieceLyingFlat {
+                    continue;
+                }
+                calls.push(JudgmentCall {
+                    what: "tower".into(),
+                    pieces: vec![base, top],
+                    decided: true,
+                    margin: round_share(c.shading - c.instead_shading - lead),
+                    unit: "share of the shading explained".into(),
+                    note: format!(
+                        "tower ({base}, {top}): yes, not one piece lying flat: no rim shows between them, the faces' shading says so ({:.2} against {:.2}): lift {top} to check",
+                        c.shading, c.instead_shading
+                    ),
+                });
+            }
+        }
+        koan.judgment_calls.extend(calls);
+    }
+}
+
+fn round_share(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
 /// Whether a fitted piece stands by itself. A pyramid tipped about a base edge falls back onto
 /// its base or onto a side unless something holds it: only upright, lying on a side and
 /// balanced on the apex are rests of its own.
@@ -391,6 +448,7 @@ mod tests {
             confidence: 0.5,
             outline_px: Vec::new(),
             rim_share: None,
+            shaded_choice: None,
         };
         let standing = standing_where_seen(&piece, &detection, &camera, &detector).unwrap();
         assert_eq!(standing.translation.z, 0.0, "on the table");

@@ -144,6 +144,30 @@ pub struct Detection {
     /// Set for a tower's base read from the rim it shows around the foot of the piece on it
     /// (see `detect/hidden_base.rs`): the share of its silhouette in view.
     pub rim_share: Option<f64>,
+    /// Set where the faces' shading chose this piece's reading over one the outline fits about
+    /// as well: a judgment call for the Master.
+    pub shaded_choice: Option<ShadedChoice>,
+}
+
+/// A reading the faces' shading chose over another whose outline fits about as well (see
+/// `shading.rs`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShadedChoice {
+    /// What the outline alone would have read.
+    pub instead: ShadedAlternative,
+    /// The share of the lightness variance over the faces that the chosen reading explains.
+    pub shading: f64,
+    /// The same for the reading not taken.
+    pub instead_shading: f64,
+}
+
+/// The reading a [`ShadedChoice`] turned down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShadedAlternative {
+    /// The piece lying flat (it was read leaning or upside down at a slant).
+    LyingFlat,
+    /// One piece lying flat (the region was read as a tower of one colour).
+    OnePieceLyingFlat,
 }
 
 /// A hypothesis: which piece, resting how, where.
@@ -528,25 +552,31 @@ impl Detector {
                 usual_score + self.params.tilted_margin * area
             },
         );
-        let shaded_better = || {
-            let (Some(t), Some(u)) = (
+        let shaded_choice = || {
+            let (Some(shading), Some(instead_shading)) = (
                 self.shading_of(&region, camera, &tilted),
                 self.shading_of(&region, camera, &usual),
             ) else {
-                return false;
+                return None;
             };
-            t >= u + self.params.shaded_tilt_lead
+            (shading >= instead_shading + self.params.shaded_tilt_lead).then_some(ShadedChoice {
+                instead: ShadedAlternative::LyingFlat,
+                shading,
+                instead_shading,
+            })
         };
-        if tilted_score > usual_score + self.params.tilted_margin * area
-            || (shading_may_tell
-                && tilted_score > usual_score
-                && tilted.iter().any(|d| d.resting == Resting::Tilted)
-                && shaded_better())
-        {
-            (
-                self.polish(cache, &region, camera, supports, true, tilted),
-                tilted_score,
-            )
+        let by_outline = tilted_score > usual_score + self.params.tilted_margin * area;
+        let by_shading = !by_outline
+            && shading_may_tell
+            && tilted_score > usual_score
+            && tilted.iter().any(|d| d.resting == Resting::Tilted);
+        let choice = if by_shading { shaded_choice() } else { None };
+        if by_outline || choice.is_some() {
+            let mut found = self.polish(cache, &region, camera, supports, true, tilted);
+            for d in found.iter_mut().filter(|d| d.resting == Resting::Tilted) {
+                d.shaded_choice = choice;
+            }
+            (found, tilted_score)
         } else {
             (
                 self.polish(cache, &region, camera, supports, false, usual),
@@ -1296,6 +1326,7 @@ impl Detector {
             confidence,
             outline_px: outline,
             rim_share: None,
+            shaded_choice: None,
         })
     }
 

@@ -176,6 +176,7 @@ mod tests {
                 confidence: 1.0,
                 outline_px: silhouette(&camera, &models.dims(size), &pose).unwrap(),
                 rim_share: None,
+                shaded_choice: None,
             }
         };
         // A medium blue piece 30 mm nearer the camera than a large red one.

@@ -130,6 +130,7 @@ mod tests {
             confidence: 0.9,
             outline_px,
             rim_share: None,
+            shaded_choice: None,
         };
         let found = vec![
             detection(outline, Size::Large),

@@ -343,8 +343,8 @@ fn a_slanted_piece_leans_on_a_neighbour_or_on_nothing_at_all() {
 
 /// A small leaning steeply on a medium shows, from above, nearly the outline of one lying flat
 /// at its foot; the faces' shading tells them apart. Drawn with faces lit by a lamp, each is
-/// read leaning (by outline alone, the one at (20, 150) was read flat), and a small drawn
-/// lying flat by the same medium stays flat.
+/// read leaning (by outline alone, the one at (20, 150) was read flat, so the Master is told
+/// that the shading decided it), and a small drawn lying flat by the same medium stays flat.
 #[test]
 fn a_steep_leaner_is_told_from_a_flat_piece_by_its_shading() {
     use koanscope_vision::render::draw_shaded_pieces;
@@ -374,14 +374,22 @@ fn a_steep_leaner_is_told_from_a_flat_piece_by_its_shading() {
             )
             .expect("drawn");
             let scene = analysed(&camera, &frame).scene;
-            let read = scene
-                .pieces
-                .iter()
-                .find(|p| p.color == Color::Red)
+            let red = scene.pieces.iter().find(|p| p.color == Color::Red);
+            let read = red
                 .and_then(|p| p.attributes.as_ref())
                 .map(|a| a.orientation);
             if read != Some(expected) {
                 wrong.push(format!("{expected:?} at ({x}, {y}) read {read:?}"));
+            }
+            let called = red.is_some_and(|p| {
+                scene.koans.iter().any(|k| {
+                    k.judgment_calls
+                        .iter()
+                        .any(|c| c.what == "orientation" && c.pieces == vec![p.id])
+                })
+            });
+            if (x, y) == (20.0, 150.0) && expected == Orientation::Weird && !called {
+                wrong.push("the leaner at (20, 150) carries no orientation call".into());
             }
         }
     }

@@ -138,7 +138,7 @@ impl Detector {
                     if gain < 0.0 {
                         return None;
                     }
-                    let tower = vec![
+                    let mut tower = vec![
                         self.detection(region.color, camera, &base, flat.confidence)?,
                         self.detection(
                             region.color,
@@ -148,8 +148,17 @@ impl Detector {
                         )?,
                     ];
                     let shading = self.shading_of(region, camera, &tower)?;
-                    (shading >= flat_shading + self.params.shaded_tilt_lead)
-                        .then_some((gain, tower))
+                    if shading < flat_shading + self.params.shaded_tilt_lead {
+                        return None;
+                    }
+                    for d in &mut tower {
+                        d.shaded_choice = Some(ShadedChoice {
+                            instead: ShadedAlternative::OnePieceLyingFlat,
+                            shading,
+                            instead_shading: flat_shading,
+                        });
+                    }
+                    Some((gain, tower))
                 })
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             if let Some((gain, tower)) = best {
