@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use common::{analyzed_scene, dataset, koanscope};
-use koanscope_vision::evaluate::truth_pieces;
+use koanscope_vision::evaluate::{TruthPiece, truth_pieces};
 use predicates::prelude::*;
 
 /// A full calibration for setup D1, made with the CLI itself.
@@ -248,21 +248,29 @@ fn eval_explain_lists_each_disagreement_under_its_scene() {
     );
 }
 
+/// A dev scene (`setup`, `scene` without extension) analysed with a calibration made from its
+/// setup's own images, and the truth's pieces; `None` where the dataset is not here.
+fn dev_scene_analyzed(setup: &str, scene: &str) -> Option<(serde_json::Value, Vec<TruthPiece>)> {
+    let dataset = dataset()?;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let calibration = calibrate(&dataset, setup, dir.path());
+    let found = analyzed_scene(&dataset.join(format!("{setup}/{scene}.jpg")), &calibration);
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dataset.join(format!("{setup}/{scene}.json"))).expect("truth"),
+    )
+    .expect("JSON");
+    Some((found, truth_pieces(&truth).expect("truth pieces")))
+}
+
 /// A support whose foot hides behind the upside-down piece leaning on it, and whose far side
 /// the leaner cuts off into a region of its own (D2 scene 5): it shows a third of itself, and is
 /// read whole where it stands, not a size smaller slid back out from behind the leaner.
 #[test]
 fn a_support_mostly_hidden_by_the_piece_leaning_on_it_is_read_whole() {
-    let Some(dataset) = dataset() else { return };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let calibration = calibrate(&dataset, "D2", dir.path());
-    let scene = analyzed_scene(&dataset.join("D2/scene_05.jpg"), &calibration);
-    let truth: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dataset.join("D2/scene_05.json")).expect("truth"),
-    )
-    .expect("JSON");
-    let support = truth_pieces(&truth)
-        .expect("truth pieces")
+    let Some((scene, truth)) = dev_scene_analyzed("D2", "scene_05") else {
+        return;
+    };
+    let support = truth
         .into_iter()
         .find(|p| p.role.as_deref() == Some("support"))
         .expect("the truth's support");
@@ -283,16 +291,10 @@ fn a_support_mostly_hidden_by_the_piece_leaning_on_it_is_read_whole() {
 /// alone it was read as one medium lying flat; the faces' shading reads it as the tower it is.
 #[test]
 fn a_tower_of_one_colour_without_a_visible_rim_is_read_as_a_tower() {
-    let Some(dataset) = dataset() else { return };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let calibration = calibrate(&dataset, "D1", dir.path());
-    let scene = analyzed_scene(&dataset.join("D1/scene_02.jpg"), &calibration);
-    let truth: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dataset.join("D1/scene_02.json")).expect("truth"),
-    )
-    .expect("JSON");
-    let base = truth_pieces(&truth)
-        .expect("truth pieces")
+    let Some((scene, truth)) = dev_scene_analyzed("D1", "scene_02") else {
+        return;
+    };
+    let base = truth
         .into_iter()
         .find(|p| p.role.as_deref() == Some("tower_base") && p.color.to_string() == "red")
         .expect("the truth's red tower base");
