@@ -48,13 +48,16 @@ pub fn face_shading(
         lo = lo.inf(p);
         hi = hi.sup(p);
     }
-    if faces.is_empty() || hi.x < 0.0 || hi.y < 0.0 {
+    // Only the frame's pixels: a pose fitted near the edge may project partly outside it.
+    let [w, h] = camera.intrinsics.image_size;
+    let (w, h) = (f64::from(w) - 1.0, f64::from(h) - 1.0);
+    if faces.is_empty() || hi.x < 0.0 || hi.y < 0.0 || lo.x > w || lo.y > h {
         return None;
     }
     // Per face: sum, sum of squares and count of lightness.
     let mut sums = vec![(0.0_f64, 0.0_f64, 0_usize); faces.len()];
-    for y in lo.y.max(0.0).floor() as usize..=hi.y.ceil() as usize {
-        for x in lo.x.max(0.0).floor() as usize..=hi.x.ceil() as usize {
+    for y in lo.y.max(0.0).floor() as usize..=hi.y.min(h).ceil() as usize {
+        for x in lo.x.max(0.0).floor() as usize..=hi.x.min(w).ceil() as usize {
             let p = Point2::new(x as f64, y as f64);
             let Some(f) = faces
                 .iter()
