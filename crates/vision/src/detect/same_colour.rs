@@ -58,13 +58,8 @@ impl Detector {
                     .into_iter()
                     .filter_map(|top| {
                         // Alone, the base slid back to cover the top as well: fit the two together.
-                        let nudge = Freedom {
-                            first_step_mm: 2.0,
-                            tilt: false,
-                        };
-                        let (px, base, _) = pattern_search(found, nudge, FINEST_STEP_MM, |h| {
-                            self.tower_px(&alone, &prefix, camera, h, top)
-                        });
+                        let (px, base) =
+                            self.finish_tower(&alone, &prefix, camera, found, top, 2.0);
                         // The second piece has its price, as any piece does.
                         let gain = px - self.params.min_region_px as f64 - alone_px;
                         (gain >= -tolerance
@@ -75,12 +70,9 @@ impl Detector {
                 let Some((gain, base, top)) = best else {
                     continue;
                 };
-                let stacked = self.stacked_on(&base, top);
-                let confidence = piece.confidence;
-                let (Some(base_piece), Some(top_piece)) = (
-                    self.detection(region.color, camera, &base, confidence),
-                    self.detection(region.color, camera, &stacked, confidence),
-                ) else {
+                let Some([base_piece, top_piece]) =
+                    self.tower_detections(region.color, camera, &base, top, piece.confidence)
+                else {
                     continue;
                 };
                 per_region[i][k] = base_piece;
@@ -138,15 +130,8 @@ impl Detector {
                     if gain < 0.0 {
                         return None;
                     }
-                    let mut tower = vec![
-                        self.detection(region.color, camera, &base, flat.confidence)?,
-                        self.detection(
-                            region.color,
-                            camera,
-                            &self.stacked_on(&base, top),
-                            flat.confidence,
-                        )?,
-                    ];
+                    let mut tower =
+                        self.tower_detections(region.color, camera, &base, top, flat.confidence)?;
                     let shading = self.shading_of(region, camera, &tower)?;
                     if shading < flat_shading + self.params.shaded_tilt_lead {
                         return None;
@@ -158,7 +143,7 @@ impl Detector {
                             instead_shading: flat_shading,
                         });
                     }
-                    Some((gain, tower))
+                    Some((gain, Vec::from(tower)))
                 })
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             if let Some((gain, tower)) = best {
@@ -166,6 +151,22 @@ impl Detector {
                 scores[i] += gain;
             }
         }
+    }
+
+    /// The two pieces of a tower of `color`: the upright `base` and a `top` of that size stacked
+    /// on its tip, each with `confidence`.
+    fn tower_detections(
+        &self,
+        color: Color,
+        camera: &Camera,
+        base: &Hypothesis,
+        top: Size,
+        confidence: f64,
+    ) -> Option<[Detection; 2]> {
+        Some([
+            self.detection(color, camera, base, confidence)?,
+            self.detection(color, camera, &self.stacked_on(base, top), confidence)?,
+        ])
     }
 
     /// The sizes of top whose rim the frame shows on an upright `base` of `class` pixels.
