@@ -262,6 +262,13 @@ fn dev_scene_analyzed(setup: &str, scene: &str) -> Option<(serde_json::Value, Ve
     Some((found, truth_pieces(&truth).expect("truth pieces")))
 }
 
+/// How far (mm, across the table) a found piece's base centre lies from a true piece's.
+fn base_off_mm(found: &serde_json::Value, truth: &TruthPiece) -> f64 {
+    let base: Vec<f64> =
+        serde_json::from_value(found["base_center_mm"].clone()).expect("a base centre");
+    (base[0] - truth.base_center_mm.x).hypot(base[1] - truth.base_center_mm.y)
+}
+
 /// A support whose foot hides behind the upside-down piece leaning on it, and whose far side
 /// the leaner cuts off into a region of its own (D2 scene 5): it shows a third of itself, and is
 /// read whole where it stands, not a size smaller slid back out from behind the leaner.
@@ -280,9 +287,7 @@ fn a_support_mostly_hidden_by_the_piece_leaning_on_it_is_read_whole() {
         .iter()
         .find(|p| p["color"] == support.color.to_string())
         .unwrap_or_else(|| panic!("no {} piece: {scene}", support.color));
-    let base: Vec<f64> =
-        serde_json::from_value(found["base_center_mm"].clone()).expect("a base centre");
-    let off = (base[0] - support.base_center_mm.x).hypot(base[1] - support.base_center_mm.y);
+    let off = base_off_mm(found, &support);
     assert_eq!(found["size"], serde_json::json!(support.size), "{found}");
     assert!(off < 3.0, "base {off:.1} mm off: {found}");
 }
@@ -323,8 +328,7 @@ fn a_tower_of_one_colour_without_a_visible_rim_is_read_as_a_tower() {
         (&bottom["size"], &top["size"]),
         (&serde_json::json!("medium"), &serde_json::json!("small"))
     );
-    let at: Vec<f64> = serde_json::from_value(bottom["base_center_mm"].clone()).expect("a base");
-    let off = (at[0] - base.base_center_mm.x).hypot(at[1] - base.base_center_mm.y);
+    let off = base_off_mm(bottom, &base);
     assert!(off < 3.0, "base {off:.1} mm off: {bottom}");
     // The Master is told the tower was read from the shading, and asked to check.
     let call = scene["koans"]
