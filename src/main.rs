@@ -2,6 +2,7 @@
 //! module under `commands/` and only wires the layers together.
 
 mod commands;
+mod heap;
 mod text;
 
 use clap::{Parser, Subcommand};
@@ -59,6 +60,7 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    heap::keep_frame_buffers();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo(args) => commands::demo::run(args),
