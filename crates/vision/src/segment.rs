@@ -106,8 +106,15 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
     let table_bytes = table.data_bytes().during("reading a frame")?;
     let palette = model.palette();
     let class_of = |color: Color| class_in(&palette, color).unwrap_or(UNKNOWN);
-    // Most pixels are table: the model's first test, inlined; the rest go through `classify`.
-    let near = model.min_chroma_difference * model.min_chroma_difference;
+    // Most pixels are table: the model's first test, inlined in integers; the rest go through
+    // `classify`. A squared chroma distance below `near` (a real number) is one below its
+    // ceiling; a lightness passes the dark test from the least one that does, per table level.
+    let near = (model.min_chroma_difference * model.min_chroma_difference).ceil() as i32;
+    let least_light: [u16; 256] = std::array::from_fn(|t| {
+        (0..=255u16)
+            .find(|&l| f64::from(l) + 1.0 >= model.max_dark_ratio * (t as f64 + 1.0))
+            .unwrap_or(256)
+    });
     let mut classes = vec![TABLE; lab_bytes.len() / 3];
     for (class, (p, t)) in classes
         .iter_mut()
@@ -115,9 +122,7 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
     {
         let da = i32::from(p[1]) - i32::from(t[1]);
         let db = i32::from(p[2]) - i32::from(t[2]);
-        if f64::from(da * da + db * db) < near
-            && f64::from(p[0]) + 1.0 >= model.max_dark_ratio * (f64::from(t[0]) + 1.0)
-        {
+        if da * da + db * db < near && u16::from(p[0]) >= least_light[usize::from(t[0])] {
             continue;
         }
         *class = match model.classify([p[0], p[1], p[2]], [t[0], t[1], t[2]]) {
