@@ -260,7 +260,7 @@ pub(crate) fn regions(
                         let in_crop = fx >= cx0 && fx < cx1 && fy >= cy0 && fy < cy1;
                         if in_crop && labels[(fy - cy0) * cw + (fx - cx0)] == label {
                             target[y * rw + x] = 1;
-                        } else if seg.classes[idx] != TABLE {
+                        } else if seg.classes[idx] != TABLE || in_seam(&seg.classes, (w, h), fx, fy) {
                             dontcare[y * rw + x] = OTHER;
                         }
                     }
@@ -284,6 +284,40 @@ pub(crate) fn regions(
     }
     found.sort_by_key(|(colour, first, _)| (*colour, *first));
     Ok(found.into_iter().map(|(_, _, region)| region).collect())
+}
+
+/// Whether a table pixel of a frame's classes (`w` by `h`) lies in a seam between faces of two
+/// different classes: across its row
+/// or its column, at most two pixels wide. Where two faces of different colours meet
+/// (a piece and the one it stands on, or a lit and a shaded face), the blur blends them into a
+/// colour of neither, often one the table test passes; those pixels say nothing of the table.
+/// A gap between two pieces of one colour is left as it is: there, table pixels are the gap.
+fn in_seam(classes: &[u8], (w, h): (usize, usize), x: usize, y: usize) -> bool {
+    // The class `k` pixels away along a row (`along_row`) or a column, table outside the frame.
+    let at = |k: isize, along_row: bool| -> u8 {
+        let (px, py) = if along_row {
+            (x as isize + k, y as isize)
+        } else {
+            (x as isize, y as isize + k)
+        };
+        if px < 0 || py < 0 || px >= w as isize || py >= h as isize {
+            TABLE
+        } else {
+            classes[py as usize * w + px as usize]
+        }
+    };
+    [true, false].into_iter().any(|along_row| {
+        let (before, after) = (at(-1, along_row), at(1, along_row));
+        // Two pixels wide at most: a foreground neighbour on one side at least, the other
+        // side's within two pixels.
+        let (a, b) = match (before != TABLE, after != TABLE) {
+            (true, true) => (before, after),
+            (true, false) => (before, at(2, along_row)),
+            (false, true) => (at(-2, along_row), after),
+            (false, false) => return false,
+        };
+        a != TABLE && b != TABLE && a != b
+    })
 }
 
 /// `Region::dontcare` of a pixel of another piece (or unknown colour).
@@ -707,5 +741,39 @@ mod tests {
             assert!(opened.contains(&1) && opened != mask, "the mask tests something");
         }
         assert_eq!(opening_5(&mask, w, h), opened, "{w}x{h}");
+    }
+
+    #[test]
+    fn a_seam_is_a_narrow_run_of_table_between_two_different_classes() {
+        let classes_of = |row: &str| -> Vec<u8> {
+            row.bytes()
+                .map(|c| match c {
+                    b'.' => TABLE,
+                    b'?' => crate::segment::UNKNOWN,
+                    b'b' => 2,
+                    _ => 3,
+                })
+                .collect()
+        };
+        // Each row alone (one pixel high): which of its table pixels are seams.
+        let seams = |row: &str| -> String {
+            let classes = classes_of(row);
+            (0..classes.len())
+                .map(|x| {
+                    let seam = classes[x] == TABLE && in_seam(&classes, (classes.len(), 1), x, 0);
+                    if seam { 's' } else { row.as_bytes()[x] as char }
+                })
+                .collect()
+        };
+        // Blue beside yellow, or beside a face of no sure colour: one or two pixels are a seam.
+        assert_eq!(seams("bb.yy"), "bbsyy");
+        assert_eq!(seams("bb..yy"), "bbssyy");
+        assert_eq!(seams("??..bb"), "??ssbb");
+        // Three pixels is a gap, and between two pieces of one colour table pixels are the gap.
+        assert_eq!(seams("bb...yy"), "bb...yy");
+        assert_eq!(seams("bb.bb..bb"), "bb.bb..bb");
+        // A column works as a row does.
+        let column = classes_of("b.y");
+        assert!(in_seam(&column, (1, 3), 0, 1));
     }
 }
