@@ -1,0 +1,60 @@
+//! Writes a copy of a dataset laid out like `../shared/datasets/dev/` under another light, to
+//! measure how the pipeline holds up where no such light was rendered: every image's channels
+//! scaled (a dimmer or brighter lamp, a colour cast) and put through a gamma, the truth copied
+//! as it is. `cargo run --release -p koanscope-vision --example relight -- <dataset> <out>
+//! <gain> <gamma> [blue green red]` (the channel factors default to 1), then `koanscope eval
+//! <out>`.
+
+use std::path::Path;
+
+use opencv::core::{Mat, Vector};
+use opencv::prelude::*;
+use opencv::{core, imgcodecs};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, input, output, gain, gamma, cast @ ..] = args.as_slice() else {
+        return Err("usage: relight <dataset> <out> <gain> <gamma> [blue green red]".into());
+    };
+    let (gain, gamma): (f64, f64) = (gain.parse()?, gamma.parse()?);
+    let cast: Vec<f64> = cast.iter().map(|c| c.parse()).collect::<Result<_, _>>()?;
+    let cast = match cast.as_slice() {
+        [] => [1.0; 3],
+        [b, g, r] => [*b, *g, *r],
+        _ => return Err("give all three channel factors or none".into()),
+    };
+    // One lookup table per channel: 255 * (gain * cast * v / 255) ^ gamma.
+    let mut table = Mat::new_rows_cols_with_default(1, 256, core::CV_8UC3, core::Scalar::all(0.0))?;
+    for v in 0..256 {
+        let px = table.at_2d_mut::<core::Vec3b>(0, v)?;
+        for c in 0..3 {
+            let x = (gain * cast[c] * f64::from(v) / 255.0).clamp(0.0, 1.0);
+            px[c] = (255.0 * x.powf(gamma)).round() as u8;
+        }
+    }
+    copy_tree(Path::new(input), Path::new(output), &table)?;
+    Ok(())
+}
+
+fn copy_tree(from: &Path, to: &Path, table: &Mat) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let path = entry?.path();
+        let target = to.join(path.file_name().ok_or("a file with no name")?);
+        if path.is_dir() {
+            copy_tree(&path, &target, table)?;
+        } else if path.extension().is_some_and(|e| e == "jpg" || e == "png") {
+            let image = imgcodecs::imread(path.to_str().ok_or("a path")?, imgcodecs::IMREAD_COLOR)?;
+            let mut lit = Mat::default();
+            core::lut(&image, table, &mut lit)?;
+            // Encoded losslessly (PNG under the image's own name: readers go by the content),
+            // so only the light differs, not a second round of JPEG.
+            let mut png = Vector::<u8>::new();
+            imgcodecs::imencode(".png", &lit, &mut png, &Vector::new())?;
+            std::fs::write(&target, png.as_slice())?;
+        } else {
+            std::fs::copy(&path, &target)?;
+        }
+    }
+    Ok(())
+}
