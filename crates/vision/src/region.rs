@@ -286,12 +286,12 @@ pub(crate) fn regions(
     Ok(found.into_iter().map(|(_, _, region)| region).collect())
 }
 
-/// Whether a table pixel of a frame's classes (`w` by `h`) lies in a seam between faces of two
-/// different classes: across its row
-/// or its column, at most two pixels wide. Where two faces of different colours meet
-/// (a piece and the one it stands on, or a lit and a shaded face), the blur blends them into a
-/// colour of neither, often one the table test passes; those pixels say nothing of the table.
-/// A gap between two pieces of one colour is left as it is: there, table pixels are the gap.
+/// Whether a table pixel of a frame's classes (`w` by `h`) lies in a seam between foreground
+/// pixels: across its row or its column, at most two pixels wide. Where two faces meet (a piece
+/// and the one it stands on, a lit and a shaded face, two pieces side by side) the blur blends
+/// them into a colour of neither, often one the table test passes; such pixels say nothing of the
+/// table. (Whether a gap between two pieces shows the table is judged on the frame's own classes,
+/// in `gap.rs`.)
 fn in_seam(classes: &[u8], (w, h): (usize, usize), x: usize, y: usize) -> bool {
     // The class `k` pixels away along a row (`along_row`) or a column, table outside the frame.
     let at = |k: isize, along_row: bool| -> u8 {
@@ -306,17 +306,16 @@ fn in_seam(classes: &[u8], (w, h): (usize, usize), x: usize, y: usize) -> bool {
             classes[py as usize * w + px as usize]
         }
     };
+    let foreground = |k: isize, along_row: bool| at(k, along_row) != TABLE;
     [true, false].into_iter().any(|along_row| {
-        let (before, after) = (at(-1, along_row), at(1, along_row));
-        // Two pixels wide at most: a foreground neighbour on one side at least, the other
-        // side's within two pixels.
-        let (a, b) = match (before != TABLE, after != TABLE) {
-            (true, true) => (before, after),
-            (true, false) => (before, at(2, along_row)),
-            (false, true) => (at(-2, along_row), after),
-            (false, false) => return false,
-        };
-        a != TABLE && b != TABLE && a != b
+        // Two pixels wide at most: foreground next to it on one side, and within two pixels on
+        // the other.
+        match (foreground(-1, along_row), foreground(1, along_row)) {
+            (true, true) => true,
+            (true, false) => foreground(2, along_row),
+            (false, true) => foreground(-2, along_row),
+            (false, false) => false,
+        }
     })
 }
 
@@ -744,7 +743,7 @@ mod tests {
     }
 
     #[test]
-    fn a_seam_is_a_narrow_run_of_table_between_two_different_classes() {
+    fn a_seam_is_a_run_of_table_at_most_two_pixels_wide_between_foreground() {
         let classes_of = |row: &str| -> Vec<u8> {
             row.bytes()
                 .map(|c| match c {
@@ -765,15 +764,17 @@ mod tests {
                 })
                 .collect()
         };
-        // Blue beside yellow, or beside a face of no sure colour: one or two pixels are a seam.
+        // Between any two faces, one or two pixels are a seam; three are a gap, and table at
+        // the frame's edge is table.
         assert_eq!(seams("bb.yy"), "bbsyy");
         assert_eq!(seams("bb..yy"), "bbssyy");
         assert_eq!(seams("??..bb"), "??ssbb");
-        // Three pixels is a gap, and between two pieces of one colour table pixels are the gap.
+        assert_eq!(seams("bb.bb"), "bbsbb");
         assert_eq!(seams("bb...yy"), "bb...yy");
-        assert_eq!(seams("bb.bb..bb"), "bb.bb..bb");
+        assert_eq!(seams(".bb."), ".bb.");
         // A column works as a row does.
         let column = classes_of("b.y");
         assert!(in_seam(&column, (1, 3), 0, 1));
+        assert!(!in_seam(&classes_of("b...y"), (1, 5), 0, 1));
     }
 }
