@@ -312,7 +312,10 @@ fn a_bridge_over_a_post_it_half_hides_is_read_lying_across_both_posts() {
         .find(|p| p["color"] == bridge.color.to_string() && p["size"] == json!(bridge.size))
         .unwrap_or_else(|| panic!("no {} {:?} piece: {scene}", bridge.color, bridge.size));
     assert_eq!(found["orientation"], "flat", "{found}");
-    assert_eq!(found["grounded"], false, "the bridge lies on the table: {found}");
+    assert_eq!(
+        found["grounded"], false,
+        "the bridge lies on the table: {found}"
+    );
     let off = base_off_mm(found, bridge);
     assert!(off < 3.0, "base {off:.1} mm off: {found}");
     // Both posts are found upright, at full size, pointing up at it.
@@ -322,7 +325,10 @@ fn a_bridge_over_a_post_it_half_hides_is_read_lying_across_both_posts() {
         .iter()
         .flat_map(|k| k["pointing"].as_array().cloned().unwrap_or_default())
         .collect::<Vec<_>>();
-    for post in truth.iter().filter(|p| p.role.as_deref() == Some("bridge_post")) {
+    for post in truth
+        .iter()
+        .filter(|p| p.role.as_deref() == Some("bridge_post"))
+    {
         let at = pieces
             .iter()
             .filter(|p| p["color"] == post.color.to_string() && p["grounded"] == true)

@@ -260,7 +260,8 @@ pub(crate) fn regions(
                         let in_crop = fx >= cx0 && fx < cx1 && fy >= cy0 && fy < cy1;
                         if in_crop && labels[(fy - cy0) * cw + (fx - cx0)] == label {
                             target[y * rw + x] = 1;
-                        } else if seg.classes[idx] != TABLE || in_seam(&seg.classes, (w, h), fx, fy) {
+                        } else if seg.classes[idx] != TABLE || in_seam(&seg.classes, (w, h), fx, fy)
+                        {
                             dontcare[y * rw + x] = OTHER;
                         }
                     }
@@ -632,7 +633,10 @@ fn opening_5(mask: &[u8], w: usize, h: usize) -> Vec<u8> {
 fn box_filter_5(mask: &[u8], w: usize, h: usize, erode: bool) -> Vec<u8> {
     let pick = |a: u8, b: u8| if erode { a & b } else { a | b };
     let mut rows = vec![0u8; w * h];
-    for (src, dst) in mask.chunks_exact(w.max(1)).zip(rows.chunks_exact_mut(w.max(1))) {
+    for (src, dst) in mask
+        .chunks_exact(w.max(1))
+        .zip(rows.chunks_exact_mut(w.max(1)))
+    {
         if w >= 5 {
             let inner = dst[2..w - 2].iter_mut().zip(
                 src.iter()
@@ -732,12 +736,17 @@ mod tests {
             }
         };
         let grid = |f: &dyn Fn(i64, i64) -> bool| -> Vec<u8> {
-            (0..w * h).map(|i| u8::from(f((i % w) as i64, (i / w) as i64))).collect()
+            (0..w * h)
+                .map(|i| u8::from(f((i % w) as i64, (i / w) as i64)))
+                .collect()
         };
         let eroded = grid(&|x, y| square(&mask, x, y, true));
         let opened = grid(&|x, y| square(&eroded, x, y, false));
         if w == 23 {
-            assert!(opened.contains(&1) && opened != mask, "the mask tests something");
+            assert!(
+                opened.contains(&1) && opened != mask,
+                "the mask tests something"
+            );
         }
         assert_eq!(opening_5(&mask, w, h), opened, "{w}x{h}");
     }
