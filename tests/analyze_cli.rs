@@ -398,3 +398,73 @@ fn a_tower_of_one_colour_without_a_visible_rim_is_read_as_a_tower() {
         "{call}"
     );
 }
+
+/// A reading that a little more or less light changes is a judgment call for the Master. In the
+/// sample scene S1/2 the red medium leaning on the blue large is read a small, and a medium (as
+/// it is) at 3 % less or more exposure: the call points the Master at the piece read wrong.
+/// (Today's reading: should a change make it steady, pick another frame that flips.)
+#[test]
+fn readings_another_exposure_would_change_are_flagged_to_the_master() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let image = root.join("sample_images/S1/scene_02.jpg");
+    let calibration = root.join("calibration/sample-S1.yaml");
+    let reading_calls = |extra: &[&str]| {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let json = dir.path().join("scene.json");
+        let output = koanscope()
+            .arg("analyze")
+            .arg(&image)
+            .arg("--calibration")
+            .arg(&calibration)
+            .arg("--json")
+            .arg(&json)
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{output:?}");
+        let scene: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).expect("scene written")).expect("JSON");
+        let calls: Vec<serde_json::Value> = scene["koans"]
+            .as_array()
+            .expect("koans")
+            .iter()
+            .flat_map(|k| {
+                let members = k["pieces"].clone();
+                k["judgment_calls"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|c| c["what"] == "reading")
+                    .inspect(move |c| {
+                        // Each call is about a piece of its own koan.
+                        let piece = &c["pieces"][0];
+                        assert!(members.as_array().expect("ids").contains(piece), "{c}");
+                    })
+            })
+            .collect();
+        (calls, String::from_utf8_lossy(&output.stderr).to_string())
+    };
+    let (calls, stderr) = reading_calls(&[]);
+    let red = calls
+        .iter()
+        .find(|c| c["note"].as_str().is_some_and(|n| n.contains("red small")))
+        .unwrap_or_else(|| panic!("no call for the red small: {calls:?}"));
+    assert!(
+        red["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("% less light") || n.contains("% more light")),
+        "{red}"
+    );
+    assert!(
+        (red["margin"].as_f64().expect("a margin").abs() - 0.03).abs() < 1e-9,
+        "{red}"
+    );
+    assert!(
+        stderr.contains("reading of"),
+        "the Master is told on the terminal too: {stderr}"
+    );
+    // Asked not to, it does not look again.
+    let (calls, _) = reading_calls(&["--no-steadiness"]);
+    assert!(calls.is_empty(), "{calls:?}");
+}

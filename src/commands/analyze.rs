@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use koanscope_geometry::Engine;
+use koanscope_vision::steadiness::{note_unsteady, unsteady_readings};
 use koanscope_vision::{
     Calibration, ColorModel, Detector, analyze, image::read_bgr, write_overlay,
 };
@@ -28,6 +29,10 @@ pub struct Args {
     /// Indent the JSON for people.
     #[arg(long)]
     pub pretty: bool,
+    /// Do not read the frame again a little darker and brighter to flag the pieces such light
+    /// would read otherwise (a third of the time).
+    #[arg(long)]
+    pub no_steadiness: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -35,14 +40,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let camera = calibration.camera(&args.calibration)?;
     let colors = ColorModel::load_or_shipped(args.colors.as_deref())?;
     let image = read_bgr(&args.image)?;
-    let analysis = analyze(
-        &image,
-        &args.image,
-        &camera,
-        &Detector::new(colors),
-        &Engine::default(),
-    )
-    .with_context(|| format!("analysing {}", args.image.display()))?;
+    let (detector, engine) = (Detector::new(colors), Engine::default());
+    let mut analysis = analyze(&image, &args.image, &camera, &detector, &engine)
+        .with_context(|| format!("analysing {}", args.image.display()))?;
+    if !args.no_steadiness {
+        let unsteady = unsteady_readings(
+            &image,
+            &args.image,
+            &camera,
+            &detector,
+            &engine,
+            &analysis.scene,
+        )
+        .with_context(|| format!("analysing {} at other exposures", args.image.display()))?;
+        note_unsteady(&mut analysis.scene, &unsteady);
+        let calls = analysis.scene.koans.iter().flat_map(|k| &k.judgment_calls);
+        for call in calls.filter(|c| c.what == "reading") {
+            eprintln!("note: {}", call.note);
+        }
+    }
     for warning in &analysis.warnings {
         eprintln!("warning: {warning}");
     }

@@ -29,6 +29,7 @@ pub mod rim;
 pub mod segment;
 pub mod shading;
 mod shadow;
+pub mod steadiness;
 pub mod target;
 
 pub use analyze::{
