@@ -2,7 +2,6 @@
 //! module under `commands/` and only wires the layers together.
 
 mod commands;
-mod heap;
 mod text;
 
 use clap::{Parser, Subcommand};
@@ -60,7 +59,7 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
-    heap::keep_frame_buffers();
+    koanscope_vision::heap::keep_frame_buffers();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo(args) => commands::demo::run(args),

@@ -12,6 +12,7 @@ use koanscope_vision::{ColorModel, Detector, analyze};
 
 fn bench(c: &mut Criterion) {
     use_one_thread().expect("OpenCV on one thread");
+    koanscope_vision::heap::keep_frame_buffers();
     let (camera, image) = bench_table().expect("drawn");
     let detector = Detector::new(ColorModel::default());
     let engine = Engine::default();

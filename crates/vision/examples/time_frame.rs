@@ -21,6 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let runs: usize = rest.first().map_or(Ok(5), |r| r.parse())?;
     let still = rest.get(1).is_some_and(|r| r == "still");
     koanscope_vision::segment::use_one_thread()?;
+    koanscope_vision::heap::keep_frame_buffers();
     let (camera, image, path) = if setup == "bench" {
         let (camera, image) = koanscope_vision::render::bench_table()?;
         (camera, image, PathBuf::from("bench-table"))

@@ -18,6 +18,7 @@ pub mod detect;
 mod error;
 pub mod evaluate;
 mod gap;
+pub mod heap;
 pub mod image;
 pub mod memory;
 mod occlusion;

@@ -1,4 +1,5 @@
-//! How the process's heap treats frame-sized buffers.
+//! How the process's heap treats frame-sized buffers. Programs that analyse frames (the
+//! `koanscope` binary, the benchmarks) call [`keep_frame_buffers`] once at start.
 //!
 //! Each analysed frame allocates a few buffers of megabytes (the Lab frame, the table's colour,
 //! the classes) and frees them again. By default glibc serves such blocks with `mmap` and hands
@@ -8,11 +9,12 @@
 //! frame after frame; the heap stays as large as the largest frame's working set.
 
 /// Serve blocks up to 32 MiB from the heap and return freed memory to the kernel only when
-/// more than 256 MiB of it sits unused at the heap's top. Call once, before the first frame.
+/// more than 256 MiB of it sits unused at the heap's top. Call once, before the first frame. It
+/// sets the whole process's allocator (on glibc; elsewhere it does nothing).
 pub fn keep_frame_buffers() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` only sets allocator parameters; it is called before any other thread
-    // exists, and a refused value (returned as 0) leaves glibc's default in place.
+    // SAFETY: `mallopt` only sets allocator parameters, under the allocator's own lock; a
+    // refused value (returned as 0) leaves glibc's default in place.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
