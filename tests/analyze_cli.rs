@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::{analyzed_scene, dataset, koanscope};
+use common::{analyzed_scene, analyzed_scene_with, dataset, koanscope};
 use koanscope_vision::evaluate::{TruthPiece, truth_pieces};
 use predicates::prelude::*;
 use serde_json::json;
@@ -409,21 +409,7 @@ fn readings_another_exposure_would_change_are_flagged_to_the_master() {
     let image = root.join("sample_images/S1/scene_02.jpg");
     let calibration = root.join("calibration/sample-S1.yaml");
     let reading_calls = |extra: &[&str]| {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let json = dir.path().join("scene.json");
-        let output = koanscope()
-            .arg("analyze")
-            .arg(&image)
-            .arg("--calibration")
-            .arg(&calibration)
-            .arg("--json")
-            .arg(&json)
-            .args(extra)
-            .output()
-            .expect("runs");
-        assert!(output.status.success(), "{output:?}");
-        let scene: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&json).expect("scene written")).expect("JSON");
+        let (scene, stderr) = analyzed_scene_with(&image, &calibration, extra);
         let calls: Vec<serde_json::Value> = scene["koans"]
             .as_array()
             .expect("koans")
@@ -443,7 +429,7 @@ fn readings_another_exposure_would_change_are_flagged_to_the_master() {
                     })
             })
             .collect();
-        (calls, String::from_utf8_lossy(&output.stderr).to_string())
+        (calls, stderr)
     };
     let (calls, stderr) = reading_calls(&[]);
     let red = calls

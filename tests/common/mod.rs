@@ -52,16 +52,30 @@ pub fn figures_json(args: &[&std::ffi::OsStr]) -> serde_json::Value {
 /// Runs `koanscope analyze IMAGE --calibration CALIBRATION --json FILE` and returns the scene
 /// document it wrote.
 pub fn analyzed_scene(image: &Path, calibration: &Path) -> serde_json::Value {
+    analyzed_scene_with(image, calibration, &[]).0
+}
+
+/// Like [`analyzed_scene`] with `extra` arguments; also returns what it printed on stderr.
+pub fn analyzed_scene_with(
+    image: &Path,
+    calibration: &Path,
+    extra: &[&str],
+) -> (serde_json::Value, String) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let json = dir.path().join("scene.json");
-    koanscope()
+    let out = koanscope()
         .arg("analyze")
         .arg(image)
         .arg("--calibration")
         .arg(calibration)
         .arg("--json")
         .arg(&json)
-        .assert()
-        .success();
-    serde_json::from_slice(&std::fs::read(&json).expect("scene written")).expect("scene is JSON")
+        .args(extra)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    let scene = serde_json::from_slice(&std::fs::read(&json).expect("scene written"))
+        .expect("scene is JSON");
+    (scene, stderr)
 }

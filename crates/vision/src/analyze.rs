@@ -343,7 +343,7 @@ fn note_rim_towers(scene: &mut Scene, rim_towers: &[(usize, usize, f64)]) {
             what: "tower".into(),
             pieces: vec![base, top],
             decided: true,
-            margin: ((share - RIM_SHARE_TO_CHECK) * 1000.0).round() / 1000.0,
+            margin: round_share(share - RIM_SHARE_TO_CHECK),
             unit: "share of the base in view".into(),
             note: format!(
                 "tower ({base}, {top}): yes, but only a rim of {base} shows under {top} ({:.0} % of it): lift {top} to check",

@@ -104,9 +104,7 @@ impl ColorModel {
         let db = i32::from(lab[2]) - i32::from(table_lab[2]);
         let near_in_chroma =
             f64::from(da * da + db * db) < self.min_chroma_difference * self.min_chroma_difference;
-        let not_dark =
-            f64::from(lab[0]) + 1.0 >= self.max_dark_ratio * (f64::from(table_lab[0]) + 1.0);
-        if near_in_chroma && not_dark {
+        if near_in_chroma && self.not_dark(lab[0], table_lab[0]) {
             return PixelClass::Table;
         }
         let a = f64::from(lab[1]) - 128.0;
@@ -142,6 +140,12 @@ impl ColorModel {
         self.nearest_hue(hue)
             .map(PixelClass::Piece)
             .unwrap_or(PixelClass::Unknown)
+    }
+
+    /// Whether a pixel of 8-bit Lab lightness `l` is lighter than black plastic would be on a
+    /// table of lightness `table_l` (`max_dark_ratio`, in this arithmetic everywhere).
+    pub(crate) fn not_dark(&self, l: u8, table_l: u8) -> bool {
+        f64::from(l) + 1.0 >= self.max_dark_ratio * (f64::from(table_l) + 1.0)
     }
 
     fn nearest_hue(&self, hue_deg: f64) -> Option<Color> {

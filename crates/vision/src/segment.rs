@@ -111,9 +111,9 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
     // ceiling; a lightness passes the dark test from the least one that does, per table level.
     let near = (model.min_chroma_difference * model.min_chroma_difference).ceil() as i32;
     let least_light: [u16; 256] = std::array::from_fn(|t| {
-        (0..=255u16)
-            .find(|&l| f64::from(l) + 1.0 >= model.max_dark_ratio * (t as f64 + 1.0))
-            .unwrap_or(256)
+        (0..=255u8)
+            .find(|&l| model.not_dark(l, t as u8))
+            .map_or(256, u16::from)
     });
     let mut classes = vec![TABLE; lab_bytes.len() / 3];
     for (class, (p, t)) in classes
