@@ -15,7 +15,7 @@ import sys
 import tomllib
 
 import bpy
-from mathutils import Matrix
+from mathutils import Matrix, Vector
 
 MM = 0.001
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -98,6 +98,15 @@ def pyramid_mesh(size, dims, wall, cache={}):
     return mesh
 
 
+# Cloth table tops (linear RGB, the two ends of the weave's noise). Felt is the samples' dark grey.
+CLOTHS = {
+    "felt": ((0.12, 0.14, 0.16), (0.20, 0.22, 0.25)),
+    "baize": ((0.02, 0.16, 0.05), (0.04, 0.24, 0.08)),
+    "linen": ((0.55, 0.52, 0.46), (0.66, 0.63, 0.57)),
+    "slate": ((0.025, 0.027, 0.03), (0.045, 0.048, 0.05)),
+}
+
+
 def table(kind):
     bpy.ops.mesh.primitive_plane_add(size=3.0, location=(0.1, 0.1, 0.0))
     top = bpy.context.active_object
@@ -121,12 +130,23 @@ def table(kind):
         ramp.color_ramp.elements[0].color = (0.30, 0.16, 0.07, 1.0)
         ramp.color_ramp.elements[1].color = (0.55, 0.34, 0.16, 1.0)
         bsdf.inputs["Roughness"].default_value = 0.45
-    else:
-        # Felt: fine, even, matte.
+    elif kind == "walnut":
+        # Dark, close grain, a satin finish.
+        mapping.inputs["Scale"].default_value = (2.5, 50.0, 1.0)
+        noise.inputs["Scale"].default_value = 7.0
+        noise.inputs["Detail"].default_value = 8.0
+        ramp.color_ramp.elements[0].color = (0.06, 0.03, 0.015, 1.0)
+        ramp.color_ramp.elements[1].color = (0.16, 0.09, 0.05, 1.0)
+        bsdf.inputs["Roughness"].default_value = 0.35
+    elif kind in CLOTHS:
+        # Cloth: fine, even, matte.
         noise.inputs["Scale"].default_value = 400.0
-        ramp.color_ramp.elements[0].color = (0.12, 0.14, 0.16, 1.0)
-        ramp.color_ramp.elements[1].color = (0.20, 0.22, 0.25, 1.0)
+        low, high = CLOTHS[kind]
+        ramp.color_ramp.elements[0].color = (*low, 1.0)
+        ramp.color_ramp.elements[1].color = (*high, 1.0)
         bsdf.inputs["Roughness"].default_value = 0.95
+    else:
+        raise SystemExit(f"render_job: no table top called {kind!r}")
     top.data.materials.append(mat)
 
 
@@ -182,16 +202,30 @@ def camera(job):
 
 
 def lights(light):
-    sun = bpy.data.lights.new("sun", type="SUN")
-    sun.energy = light["sun_strength"]
-    sun.angle = math.radians(4.0)
-    obj = bpy.data.objects.new("sun", sun)
-    bpy.context.collection.objects.link(obj)
-    obj.rotation_euler = (0.0, math.radians(90.0 - light["sun_elevation_deg"]), math.radians(light["sun_azimuth_deg"]))
+    """A sun (`sun_*`) or square lamps (`lamps`: position and size in mm, colour, watts), and a
+    sky of `world_colour` (a blue sky unless given) at `world_strength`."""
+    if "sun_strength" in light:
+        sun = bpy.data.lights.new("sun", type="SUN")
+        sun.energy = light["sun_strength"]
+        sun.angle = math.radians(4.0)
+        obj = bpy.data.objects.new("sun", sun)
+        bpy.context.collection.objects.link(obj)
+        obj.rotation_euler = (0.0, math.radians(90.0 - light["sun_elevation_deg"]), math.radians(light["sun_azimuth_deg"]))
+    for i, lamp in enumerate(light.get("lamps", [])):
+        data = bpy.data.lights.new(f"lamp-{i}", type="AREA")
+        data.size = lamp["size_mm"] * MM
+        data.energy = lamp["watts"]
+        data.color = lamp["colour"]
+        obj = bpy.data.objects.new(f"lamp-{i}", data)
+        bpy.context.collection.objects.link(obj)
+        obj.location = [c * MM for c in lamp["at_mm"]]
+        # An area light shines along its -z: aim it at the board's middle.
+        aim = Vector((0.1, 0.06, 0.0)) - obj.location
+        obj.rotation_euler = aim.to_track_quat("-Z", "Y").to_euler()
     world = bpy.data.worlds.new("sky")
     world.use_nodes = True
     background = world.node_tree.nodes["Background"]
-    background.inputs["Color"].default_value = (0.75, 0.85, 1.0, 1.0)
+    background.inputs["Color"].default_value = (*light.get("world_colour", (0.75, 0.85, 1.0)), 1.0)
     background.inputs["Strength"].default_value = light["world_strength"]
     bpy.context.scene.world = world
 

@@ -9,7 +9,8 @@
 //! OUT/S1/scene_NN.job.json, scene_NN.json    a table of koans, and its truth scene document
 //! ```
 //!
-//! `cargo run -p koanscope-vision --example sample_jobs -- OUT` then `tools/render/render_all OUT`.
+//! `cargo run -p koanscope-vision --example sample_jobs -- OUT` then `tools/render/render_all OUT`;
+//! with `-- OUT --holdout`, the same tables in other setups (see `holdout_setups`).
 
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
@@ -71,6 +72,63 @@ fn setups() -> Vec<Setup> {
             roll: -0.03,
             table: "felt",
             light: json!({"sun_elevation_deg": 45.0, "sun_azimuth_deg": 250.0, "sun_strength": 2.2, "world_strength": 0.5}),
+        },
+        // Black slate under one small lamp and little light besides: shadows as dark as black
+        // plastic.
+        Setup {
+            name: "S3",
+            eye: Point3::new(300.0, -250.0, 560.0),
+            target: Point3::new(100.0, 60.0, 0.0),
+            roll: 0.0,
+            table: "slate",
+            light: json!({"lamps": [{"at_mm": [-150.0, 250.0, 420.0], "size_mm": 60.0, "colour": [1.0, 0.95, 0.88], "watts": 4.0}],
+                          "world_colour": [0.9, 0.9, 0.95], "world_strength": 0.25}),
+        },
+    ]
+}
+
+/// Tables and lights that neither the samples nor the dev dataset show, from other heights and
+/// sides, for measuring how the pipeline carries over (`scripts/holdout`): a green baize under a
+/// warm lamp, dark walnut under a cool and a warm lamp, pale linen in a low sun, black slate
+/// under one small lamp.
+fn holdout_setups() -> Vec<Setup> {
+    vec![
+        Setup {
+            name: "H1",
+            eye: Point3::new(120.0, -330.0, 430.0),
+            target: Point3::new(95.0, 65.0, 0.0),
+            roll: 0.01,
+            table: "baize",
+            light: json!({"lamps": [{"at_mm": [250.0, -150.0, 650.0], "size_mm": 300.0, "colour": [1.0, 0.8, 0.6], "watts": 6.0}],
+                          "world_colour": [1.0, 0.9, 0.8], "world_strength": 0.15}),
+        },
+        Setup {
+            name: "H2",
+            eye: Point3::new(-250.0, 200.0, 560.0),
+            target: Point3::new(100.0, 60.0, 0.0),
+            roll: -0.02,
+            table: "walnut",
+            light: json!({"lamps": [
+                {"at_mm": [-150.0, -250.0, 550.0], "size_mm": 150.0, "colour": [0.85, 0.92, 1.0], "watts": 3.0},
+                {"at_mm": [400.0, 300.0, 500.0], "size_mm": 150.0, "colour": [1.0, 0.85, 0.7], "watts": 2.5}],
+                "world_colour": [0.9, 0.9, 0.9], "world_strength": 0.2}),
+        },
+        Setup {
+            name: "H3",
+            eye: Point3::new(420.0, 330.0, 480.0),
+            target: Point3::new(100.0, 60.0, 0.0),
+            roll: 0.03,
+            table: "linen",
+            light: json!({"sun_elevation_deg": 28.0, "sun_azimuth_deg": 20.0, "sun_strength": 2.5, "world_strength": 0.4}),
+        },
+        Setup {
+            name: "H4",
+            eye: Point3::new(60.0, -280.0, 620.0),
+            target: Point3::new(100.0, 70.0, 0.0),
+            roll: 0.0,
+            table: "slate",
+            light: json!({"lamps": [{"at_mm": [-200.0, 100.0, 450.0], "size_mm": 60.0, "colour": [1.0, 0.95, 0.88], "watts": 4.0}],
+                          "world_colour": [0.9, 0.9, 0.95], "world_strength": 0.25}),
         },
     ]
 }
@@ -251,12 +309,11 @@ fn job(
 }
 
 fn main() {
-    let out = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "sample_images".into()),
-    );
-    let all_setups = setups();
+    let mut args = std::env::args().skip(1);
+    let out = PathBuf::from(args.next().unwrap_or_else(|| "sample_images".into()));
+    // The samples show each setup three of the four tables; the holdout shows every table.
+    let holdout = args.next().as_deref() == Some("--holdout");
+    let all_setups = if holdout { holdout_setups() } else { setups() };
     let tables = tables();
     for (si, setup) in all_setups.iter().enumerate() {
         let camera_from_table = camera_from_table(setup.eye, setup.target, setup.roll);
@@ -290,7 +347,7 @@ fn main() {
         for (ti, pieces) in tables
             .iter()
             .enumerate()
-            .filter(|(ti, _)| ti % 2 == si % 2 || *ti >= 2)
+            .filter(|(ti, _)| holdout || ti % 2 == si % 2 || *ti >= 2)
         {
             let image = dir.join(format!("scene_{ti:02}.jpg"));
             write(
