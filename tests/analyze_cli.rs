@@ -154,7 +154,7 @@ fn eval_on_the_sample_images_reports_relations_grouping_and_beginner_marks() {
         serde_json::from_str(&std::fs::read_to_string(&json).expect("written")).expect("JSON");
     let rows = rows.as_array().expect("rows");
     let setups: Vec<&str> = rows.iter().filter_map(|r| r["setup"].as_str()).collect();
-    assert_eq!(setups, ["S1", "S2", "all"]);
+    assert_eq!(setups, ["S1", "S2", "S3", "all"]);
     for row in rows {
         for figure in [
             "touching_f1",

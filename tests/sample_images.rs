@@ -61,3 +61,37 @@ fn the_samples_tower_of_three_is_one_tower() {
         .collect();
     assert_eq!(towers, vec![&tower], "{scene}");
 }
+
+/// Black slate under one small lamp (S3): the pieces' shadows are as dark against the table as
+/// black plastic. They are read as the shadows they are, not as black pieces, and every piece in
+/// view is still found with its colour and size.
+#[test]
+fn a_lamps_shadows_on_a_dark_table_are_not_black_pieces() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kinds = |pieces: &serde_json::Value, in_view: bool| {
+        let mut kinds: Vec<String> = pieces
+            .as_array()
+            .expect("pieces")
+            .iter()
+            .filter(|p| !in_view || p["visible_fraction"].as_f64() != Some(0.0))
+            .map(|p| format!("{} {}", p["color"], p["size"]))
+            .collect();
+        kinds.sort();
+        kinds
+    };
+    for scene in ["scene_00", "scene_03"] {
+        let truth: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(root.join(format!("sample_images/S3/{scene}.json"))).expect("truth"),
+        )
+        .expect("truth is JSON");
+        let found = common::analyzed_scene(
+            &root.join(format!("sample_images/S3/{scene}.jpg")),
+            &root.join("calibration/sample-S3.yaml"),
+        );
+        assert_eq!(
+            kinds(&found["pieces"], false),
+            kinds(&truth["pieces"], true),
+            "{scene}: the pieces found, and those in view"
+        );
+    }
+}

@@ -11,6 +11,7 @@ use nalgebra::{Isometry3, Point2, Point3, Translation3};
 use opencv::core::Mat;
 
 use crate::camera::Camera;
+use crate::cast_shadow::without_cast_shadows;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
 use crate::contact::{SEATED_WITHIN_MM, seat_among};
 use crate::error::VisionError;
@@ -458,11 +459,18 @@ impl Detector {
         }
         self.stand_lone_leaners(&cache, camera, &regions, &mut per_region, &refitted_with);
         let found = per_region.into_iter().flatten().collect();
-        Ok(without_tinted_shadows(
+        let found = without_tinted_shadows(
             seg,
             found,
             self.colors.shadow_dark_ratio,
             self.params.pale_shadow_share,
+        );
+        Ok(without_cast_shadows(
+            seg,
+            camera,
+            |size| self.dims(size),
+            found,
+            self.colors.shadow_dark_ratio,
         ))
     }
 

@@ -11,6 +11,7 @@ pub mod analyze;
 pub mod board_views;
 pub mod calibration;
 pub mod camera;
+mod cast_shadow;
 pub mod color;
 pub mod contact;
 mod cv;

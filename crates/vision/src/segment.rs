@@ -40,6 +40,11 @@ impl Segmentation {
         da.hypot(db)
     }
 
+    /// The table's local colour in 8-bit Lab, laid out like [`Segmentation::lab_bytes`].
+    pub(crate) fn table_lab_bytes(&self) -> &[u8] {
+        self.table.data_bytes().unwrap_or(&[])
+    }
+
     /// A pixel's lightness as a share of the table's around it.
     pub(crate) fn lightness_ratio_at(&self, x: usize, y: usize) -> f64 {
         let k = 3 * (y * self.width + x);

@@ -1,0 +1,434 @@
+//! Cast shadows read as black pieces. Black plastic is found by darkness against the table
+//! (`max_dark_ratio`), and under one strong lamp with little light around it a piece's shadow is
+//! as dark as that, most of all on a dark table. What gives a shadow away is where it lies: on
+//! the table, on the side of the pieces away from the light. The light is read from the frame
+//! itself: the lamp (a point, from a near lamp to the sun) whose shadows of the coloured pieces
+//! fall best on the dark pixels around them. A black piece that lies within the shadows that
+//! light casts from the other pieces is a shadow, not a piece.
+
+use koanscope_geometry::PyramidDims;
+use koanscope_scene::{Color, Size};
+use nalgebra::{Point2, Point3, Vector3};
+
+use crate::camera::Camera;
+use crate::detect::Detection;
+use crate::pose::{convex_hull, vertices_piece};
+use crate::region::for_each_run;
+use crate::segment::{Segmentation, TABLE, UNKNOWN};
+
+/// How much of a black piece's silhouette must lie in the other pieces' shadows for it to be
+/// taken for a shadow: a black piece standing in another's shadow rises out of it.
+const IN_SHADOW_SHARE: f64 = 0.7;
+/// A shadow is never behind a piece: a black piece mostly hidden is a piece.
+const MIN_SHOWN_SHARE: f64 = 0.25;
+/// The light is believed when at least this share of the table its shadows cover is dark...
+const SHADOW_DARK_SHARE: f64 = 0.6;
+/// ...and that is at least this many pixels (a shadow as large as a small piece).
+const SHADOW_MIN_PX: i64 = 150;
+
+/// The pieces less the black ones that are shadows the others cast.
+pub(crate) fn without_cast_shadows(
+    seg: &Segmentation,
+    camera: &Camera,
+    dims: impl Fn(Size) -> PyramidDims,
+    found: Vec<Detection>,
+    shadow_dark_ratio: f64,
+) -> Vec<Detection> {
+    if !found.iter().any(|d| d.color == Color::Black) {
+        return found;
+    }
+    let corners: Vec<Vec<Point3<f64>>> = found
+        .iter()
+        .map(|d| {
+            vertices_piece(&dims(d.size))
+                .iter()
+                .map(|v| d.table_from_piece * v)
+                .collect()
+        })
+        .collect();
+    let casters: Vec<usize> = (0..found.len())
+        .filter(|&i| found[i].color != Color::Black)
+        .collect();
+    let evidence = Evidence::new(seg, &found, shadow_dark_ratio);
+    let Some(light) = evidence.light(camera, &casters, &corners) else {
+        return found;
+    };
+    let shadowed: Vec<bool> = (0..found.len())
+        .map(|b| {
+            // A tower's base read from the rim around the piece on it is under that piece, and
+            // so in its shadow on the table.
+            if found[b].color != Color::Black || found[b].rim_share.is_some() {
+                return false;
+            }
+            let others: Vec<usize> = (0..found.len()).filter(|&i| i != b).collect();
+            let mut in_shadow = vec![false; seg.width * seg.height];
+            for &i in &others {
+                if let Some(shadow) = shadow_px(camera, &light, &corners[i]) {
+                    for_each_run(&shadow, |y, xa, xb| {
+                        for x in evidence.clip(y, xa, xb) {
+                            in_shadow[y as usize * seg.width + x] = true;
+                        }
+                    });
+                }
+            }
+            // Only where it shows: a piece half hidden under another (a tower's base) is
+            // covered by that one's shadow on the table too, but a shadow is never behind.
+            let (mut inside, mut shown, mut all) = (0usize, 0usize, 0usize);
+            for_each_run(&found[b].outline_px, |y, xa, xb| {
+                for x in evidence.clip(y, xa, xb) {
+                    let k = y as usize * seg.width + x;
+                    all += 1;
+                    if evidence.says(k) != 0 {
+                        shown += 1;
+                        inside += usize::from(in_shadow[k]);
+                    }
+                }
+            });
+            shown as f64 >= MIN_SHOWN_SHARE * all as f64
+                && inside as f64 >= IN_SHADOW_SHARE * shown as f64
+        })
+        .collect();
+    found
+        .into_iter()
+        .zip(shadowed)
+        .filter(|(_, s)| !s)
+        .map(|(d, _)| d)
+        .collect()
+}
+
+/// What each pixel says about a shadow falling on it: +1 dark table, -1 lit table, 0 a
+/// coloured piece's (a piece hides the table under it, and shows its own colour).
+struct Evidence<'a> {
+    width: usize,
+    height: usize,
+    classes: &'a [u8],
+    lab: &'a [u8],
+    table: &'a [u8],
+    /// Classes that may be table seen in shadow: table, unknown and black.
+    table_like: [bool; 256],
+    /// Under a coloured piece's silhouette.
+    covered: Vec<bool>,
+    shadow_dark_ratio: f64,
+}
+
+impl<'a> Evidence<'a> {
+    fn new(seg: &'a Segmentation, found: &[Detection], shadow_dark_ratio: f64) -> Evidence<'a> {
+        let mut table_like = [false; 256];
+        for class in [Some(TABLE), Some(UNKNOWN), seg.class_of(Color::Black)]
+            .into_iter()
+            .flatten()
+        {
+            table_like[usize::from(class)] = true;
+        }
+        let mut evidence = Evidence {
+            width: seg.width,
+            height: seg.height,
+            classes: &seg.classes,
+            lab: seg.lab_bytes(),
+            table: seg.table_lab_bytes(),
+            table_like,
+            covered: vec![false; seg.width * seg.height],
+            shadow_dark_ratio,
+        };
+        let mut covered = std::mem::take(&mut evidence.covered);
+        for d in found.iter().filter(|d| d.color != Color::Black) {
+            for_each_run(&d.outline_px, |y, xa, xb| {
+                for x in evidence.clip(y, xa, xb) {
+                    covered[y as usize * seg.width + x] = true;
+                }
+            });
+        }
+        evidence.covered = covered;
+        evidence
+    }
+
+    fn says(&self, k: usize) -> i8 {
+        if self.covered[k] || !self.table_like[usize::from(self.classes[k])] {
+            return 0;
+        }
+        let (l, t) = (f64::from(self.lab[3 * k]), f64::from(self.table[3 * k]));
+        if l + 1.0 < self.shadow_dark_ratio * (t + 1.0) {
+            1
+        } else {
+            -1
+        }
+    }
+
+    /// The columns of a run that lie in the frame (none for a row outside it).
+    fn clip(&self, y: i64, xa: i64, xb: i64) -> std::ops::Range<usize> {
+        if y < 0 || y as usize >= self.height {
+            return 0..0;
+        }
+        let lo = xa.max(0) as usize;
+        let hi = (xb + 1).clamp(0, self.width as i64) as usize;
+        lo..hi.max(lo)
+    }
+
+    /// Dark less lit pixels under the casters' shadows from a light, every other row, when
+    /// the light is believed.
+    fn score(
+        &self,
+        camera: &Camera,
+        light: &Point3<f64>,
+        casters: &[usize],
+        corners: &[Vec<Point3<f64>>],
+    ) -> Option<i64> {
+        let (mut dark, mut lit) = (0i64, 0i64);
+        for &i in casters {
+            let Some(shadow) = shadow_px(camera, light, &corners[i]) else {
+                continue;
+            };
+            for_each_run(&shadow, |y, xa, xb| {
+                if y % 2 != 0 {
+                    return;
+                }
+                for x in self.clip(y, xa, xb) {
+                    match self.says(y as usize * self.width + x) {
+                        1 => dark += 1,
+                        -1 => lit += 1,
+                        _ => {}
+                    }
+                }
+            });
+        }
+        let believed =
+            2 * dark >= SHADOW_MIN_PX && dark as f64 >= SHADOW_DARK_SHARE * (dark + lit) as f64;
+        believed.then_some(dark - lit)
+    }
+
+    /// The light whose shadows of the casters best fall on dark table, if they fall on it
+    /// clearly: a lamp around the pieces from 20° to 80° high, from 0.4 m away to as far as
+    /// the sun. A coarse search, then a finer one around its best.
+    fn light(
+        &self,
+        camera: &Camera,
+        casters: &[usize],
+        corners: &[Vec<Point3<f64>>],
+    ) -> Option<Point3<f64>> {
+        if casters.is_empty() {
+            return None;
+        }
+        let centre = casters
+            .iter()
+            .map(|&i| corners[i][0].coords)
+            .sum::<Vector3<f64>>()
+            / casters.len() as f64;
+        let at = |distance: f64, el_deg: f64, az_deg: f64| {
+            let (el, az) = (el_deg.to_radians(), az_deg.to_radians());
+            Point3::new(
+                centre.x + distance * el.cos() * az.cos(),
+                centre.y + distance * el.cos() * az.sin(),
+                distance * el.sin(),
+            )
+        };
+        const DISTANCES: [f64; 4] = [400.0, 700.0, 1200.0, 5000.0];
+        let best_of = |tries: Vec<(usize, f64, f64)>| {
+            tries
+                .into_iter()
+                .filter_map(|(d, el, az)| {
+                    self.score(camera, &at(DISTANCES[d], el, az), casters, corners)
+                        .map(|score| (score, d, el, az))
+                })
+                .max_by_key(|t| t.0)
+        };
+        let mut coarse = Vec::new();
+        for d in 0..DISTANCES.len() {
+            for el in [20.0, 40.0, 60.0, 80.0] {
+                for k in 0..12 {
+                    coarse.push((d, el, 30.0 * f64::from(k)));
+                }
+            }
+        }
+        let (_, d0, el0, az0) = best_of(coarse)?;
+        let mut fine = Vec::new();
+        for d in d0.saturating_sub(1)..(d0 + 2).min(DISTANCES.len()) {
+            for del in [-10.0, -5.0, 0.0, 5.0, 10.0] {
+                for daz in [-15.0, -10.0, -5.0, 0.0, 5.0, 10.0, 15.0] {
+                    fine.push((d, (el0 + del).clamp(15.0, 85.0), az0 + daz));
+                }
+            }
+        }
+        let best = best_of(fine);
+        best.map(|(_, d, el, az)| at(DISTANCES[d], el, az))
+    }
+}
+
+/// The shadow on the table (z = 0) of a piece with these corners (table frame) under a point
+/// light, as a polygon in the image; `None` when the light is not above every corner or a
+/// point does not project.
+fn shadow_px(
+    camera: &Camera,
+    light: &Point3<f64>,
+    corners: &[Point3<f64>],
+) -> Option<Vec<Point2<f64>>> {
+    let mut points = Vec::with_capacity(corners.len());
+    for c in corners {
+        let drop = light.z - c.z;
+        if drop <= 1.0 {
+            return None;
+        }
+        let on_table = light + (c - light) * (light.z / drop);
+        points.push(camera.project_table(&Point3::new(on_table.x, on_table.y, 0.0))?);
+    }
+    Some(convex_hull(points))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::color::ColorModel;
+    use crate::pose::{Resting, silhouette};
+    use crate::render::{draw_pieces, table_camera};
+    use crate::segment::segment;
+    use koanscope_geometry::{PieceModels, Placer};
+    use nalgebra::Isometry3;
+    use opencv::core::Vec3b;
+    use opencv::prelude::*;
+
+    const SHADOW_DARK_RATIO: f64 = 0.85;
+
+    fn detection(
+        color: Color,
+        size: Size,
+        pose: Isometry3<f64>,
+        outline_px: Vec<Point2<f64>>,
+    ) -> Detection {
+        Detection {
+            color,
+            size,
+            resting: Resting::Upright,
+            table_from_piece: pose,
+            image_xy: outline_px[0],
+            confidence: 0.9,
+            outline_px,
+            rim_share: None,
+            shaded_choice: None,
+        }
+    }
+
+    /// Three coloured pieces and a black one on the drawn table, each found where it stands;
+    /// with `lamp`, the coloured pieces' shadows are painted on the table at a third of its
+    /// lightness, and the red large's is found as a black small as well.
+    fn table_under(lamp: Option<Point3<f64>>) -> (Segmentation, Vec<Detection>) {
+        let camera = table_camera();
+        let models = PieceModels::default();
+        let p = Placer::default();
+        let pieces = [
+            (Color::Red, Size::Large, p.upright(0.0, 80.0, 0.3)),
+            (Color::Yellow, Size::Medium, p.upright(120.0, 60.0, 0.1)),
+            (Color::Blue, Size::Small, p.upright(60.0, 140.0, 0.7)),
+            (Color::Black, Size::Medium, p.upright(220.0, 150.0, 0.2)),
+        ];
+        let mut frame = draw_pieces(&camera, &pieces).unwrap();
+        let corners = |size: Size, pose: &Isometry3<f64>| -> Vec<Point3<f64>> {
+            vertices_piece(&models.dims(size))
+                .iter()
+                .map(|v| pose * v)
+                .collect()
+        };
+        let mut found: Vec<Detection> = pieces
+            .iter()
+            .map(|&(c, s, pose)| {
+                detection(
+                    c,
+                    s,
+                    pose,
+                    silhouette(&camera, &models.dims(s), &pose).unwrap(),
+                )
+            })
+            .collect();
+        if let Some(lamp) = lamp {
+            let table = [Vec3b::from([95, 130, 165]), Vec3b::from([105, 140, 175])];
+            for (c, s, pose) in &pieces[..3] {
+                let shadow = shadow_px(&camera, &lamp, &corners(*s, pose)).unwrap();
+                for_each_run(&shadow, |y, xa, xb| {
+                    for x in xa..=xb {
+                        let pixel = frame.at_2d_mut::<Vec3b>(y as i32, x as i32).unwrap();
+                        if table.contains(pixel) {
+                            *pixel = Vec3b::from(pixel.0.map(|v| v / 3));
+                        }
+                    }
+                });
+                if *c == Color::Red {
+                    let pose = p.flat(Size::Small, -20.0, 90.0, 0.0);
+                    found.push(detection(Color::Black, Size::Small, pose, shadow));
+                }
+            }
+        }
+        (segment(&frame, &ColorModel::default()).unwrap(), found)
+    }
+
+    fn dims(size: Size) -> PyramidDims {
+        PieceModels::default().dims(size)
+    }
+
+    #[test]
+    fn a_shadow_found_as_a_black_piece_is_dropped_and_the_black_piece_kept() {
+        let camera = table_camera();
+        // A lamp 0.5 m from the pieces, 35° high, on the side of negative x.
+        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let (seg, found) = table_under(Some(lamp));
+        assert_eq!(found.len(), 5);
+        let kept = without_cast_shadows(&seg, &camera, dims, found, SHADOW_DARK_RATIO);
+        let blacks: Vec<Size> = kept
+            .iter()
+            .filter(|d| d.color == Color::Black)
+            .map(|d| d.size)
+            .collect();
+        assert_eq!(kept.len(), 4);
+        assert_eq!(blacks, [Size::Medium], "the black medium stays");
+    }
+
+    #[test]
+    fn without_shadows_on_the_table_no_light_is_read_and_nothing_dropped() {
+        let camera = table_camera();
+        let (seg, mut found) = table_under(None);
+        // A black small where the lamp above would cast the red large's shadow, on lit table.
+        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let models = PieceModels::default();
+        let red = &found[0];
+        let corners: Vec<Point3<f64>> = vertices_piece(&models.dims(Size::Large))
+            .iter()
+            .map(|v| red.table_from_piece * v)
+            .collect();
+        let shadow = shadow_px(&camera, &lamp, &corners).unwrap();
+        let pose = Placer::default().flat(Size::Small, -20.0, 90.0, 0.0);
+        found.push(detection(Color::Black, Size::Small, pose, shadow));
+        let corners: Vec<Vec<Point3<f64>>> = found
+            .iter()
+            .map(|d| {
+                vertices_piece(&dims(d.size))
+                    .iter()
+                    .map(|v| d.table_from_piece * v)
+                    .collect()
+            })
+            .collect();
+        let evidence = Evidence::new(&seg, &found, SHADOW_DARK_RATIO);
+        assert_eq!(evidence.light(&camera, &[0, 1, 2], &corners), None);
+        let kept = without_cast_shadows(&seg, &camera, dims, found, SHADOW_DARK_RATIO);
+        assert_eq!(kept.len(), 5);
+    }
+
+    #[test]
+    fn a_shadow_falls_away_from_the_light_as_long_as_the_piece_is_high() {
+        let camera = table_camera();
+        // An upright large under a light 45° high along +x: its apex's shadow lies 44.5 mm
+        // beyond its base centre, along -x.
+        let pose = Placer::default().upright(100.0, 50.0, 0.0);
+        let corners: Vec<Point3<f64>> = vertices_piece(&dims(Size::Large))
+            .iter()
+            .map(|v| pose * v)
+            .collect();
+        let light = Point3::new(100.0 + 1e4, 50.0, 1e4);
+        let shadow = shadow_px(&camera, &light, &corners).unwrap();
+        let tip = camera
+            .project_table(&Point3::new(100.0 - 44.5, 50.0, 0.0))
+            .unwrap();
+        assert!(
+            shadow.iter().any(|p| (p - tip).norm() < 1.0),
+            "{shadow:?} has no corner at {tip:?}"
+        );
+        // A light below the apex casts no shadow on the table.
+        assert!(shadow_px(&camera, &Point3::new(0.0, 0.0, 30.0), &corners).is_none());
+    }
+}
