@@ -37,15 +37,7 @@ pub(crate) fn without_cast_shadows(
     if !found.iter().any(|d| d.color == Color::Black) {
         return found;
     }
-    let corners: Vec<Vec<Point3<f64>>> = found
-        .iter()
-        .map(|d| {
-            vertices_piece(&dims(d.size))
-                .iter()
-                .map(|v| d.table_from_piece * v)
-                .collect()
-        })
-        .collect();
+    let corners: Vec<Vec<Point3<f64>>> = found.iter().map(|d| corners_table(d, &dims)).collect();
     let casters: Vec<usize> = (0..found.len())
         .filter(|&i| found[i].color != Color::Black)
         .collect();
@@ -253,6 +245,14 @@ impl<'a> Evidence<'a> {
     }
 }
 
+/// A detected piece's five corners, table frame.
+fn corners_table(d: &Detection, dims: &impl Fn(Size) -> PyramidDims) -> Vec<Point3<f64>> {
+    vertices_piece(&dims(d.size))
+        .iter()
+        .map(|v| d.table_from_piece * v)
+        .collect()
+}
+
 /// The shadow on the table (z = 0) of a piece with these corners (table frame) under a point
 /// light, as a polygon in the image; `None` when the light is not above every corner or a
 /// point does not project.
@@ -385,24 +385,12 @@ mod tests {
         let (seg, mut found) = table_under(None);
         // A black small where the lamp above would cast the red large's shadow, on lit table.
         let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
-        let models = PieceModels::default();
         let red = &found[0];
-        let corners: Vec<Point3<f64>> = vertices_piece(&models.dims(Size::Large))
-            .iter()
-            .map(|v| red.table_from_piece * v)
-            .collect();
-        let shadow = shadow_px(&camera, &lamp, &corners).unwrap();
+        let shadow = shadow_px(&camera, &lamp, &corners_table(red, &dims)).unwrap();
         let pose = Placer::default().flat(Size::Small, -20.0, 90.0, 0.0);
         found.push(detection(Color::Black, Size::Small, pose, shadow));
-        let corners: Vec<Vec<Point3<f64>>> = found
-            .iter()
-            .map(|d| {
-                vertices_piece(&dims(d.size))
-                    .iter()
-                    .map(|v| d.table_from_piece * v)
-                    .collect()
-            })
-            .collect();
+        let corners: Vec<Vec<Point3<f64>>> =
+            found.iter().map(|d| corners_table(d, &dims)).collect();
         let evidence = Evidence::new(&seg, &found, SHADOW_DARK_RATIO);
         assert_eq!(evidence.light(&camera, &[0, 1, 2], &corners), None);
         let kept = without_cast_shadows(&seg, &camera, dims, found, SHADOW_DARK_RATIO);
