@@ -95,3 +95,45 @@ fn a_lamps_shadows_on_a_dark_table_are_not_black_pieces() {
         );
     }
 }
+
+/// A green large lying across the tips of a blue and a yellow small (S3 scene 2, black slate
+/// under one lamp): what shows of the blue post is its lower half, which a piece lying down
+/// fits as well. The large is read raised on the posts and touching both, not lying on the
+/// table behind them (where its shadow would then be read as black pieces).
+#[test]
+fn a_bridge_over_two_small_posts_is_read_lying_across_them() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scene = common::analyzed_scene(
+        &root.join("sample_images/S3/scene_02.jpg"),
+        &root.join("calibration/sample-S3.yaml"),
+    );
+    let pieces = scene["pieces"].as_array().expect("pieces");
+    let id_of = |color: &str, size: &str| {
+        pieces
+            .iter()
+            .find(|p| p["color"] == color && p["size"] == size)
+            .map(|p| p["id"].as_u64().expect("id"))
+            .unwrap_or_else(|| panic!("no {color} {size}: {scene}"))
+    };
+    let bridge = id_of("green", "large");
+    let on_table = pieces.iter().find(|p| p["id"] == bridge).expect("bridge")["grounded"].clone();
+    assert_eq!(on_table, false, "the bridge is raised");
+    let touching: Vec<(u64, u64)> = scene["koans"]
+        .as_array()
+        .expect("koans")
+        .iter()
+        .flat_map(|k| k["touching"].as_array().into_iter().flatten())
+        .map(|pair| (pair[0].as_u64().expect("id"), pair[1].as_u64().expect("id")))
+        .collect();
+    for post in [id_of("blue", "small"), id_of("yellow", "small")] {
+        let pair = (post.min(bridge), post.max(bridge));
+        assert!(
+            touching.contains(&pair),
+            "post {post} touches the bridge {bridge}: {touching:?}"
+        );
+    }
+    assert!(
+        pieces.iter().all(|p| p["color"] != "black"),
+        "no shadow read as a black piece"
+    );
+}

@@ -29,6 +29,7 @@ use crate::segment::{Segmentation, segment};
 use crate::shading::face_shading;
 use crate::shadow::without_tinted_shadows;
 
+mod bridge;
 mod hidden_base;
 mod leaning;
 mod same_colour;
@@ -344,6 +345,8 @@ impl Detector {
         self.shade_flat_towers(camera, &regions, &mut per_region, &mut scores);
         // A piece standing on one of another colour that it hides all but a rim of.
         self.raise_onto_hidden_bases(&cache, camera, &regions, &mut per_region, &mut scores);
+        // Bridge posts read lying down, stood up under the piece that may lie across them.
+        let stood = self.stand_posts_under_flats(camera, &regions, &mut per_region, &mut scores);
         // Towers of three colours need the middle piece before the top one: two more passes.
         let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
         for _ in 0..2 {
@@ -457,6 +460,7 @@ impl Detector {
                 break;
             }
         }
+        self.sit_posts_back_down(stood, &mut per_region, &mut scores);
         self.stand_lone_leaners(&cache, camera, &regions, &mut per_region, &refitted_with);
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(
@@ -1145,10 +1149,7 @@ impl Detector {
                         tilt: flat_tilt(&dims),
                         lift: (a.z + b.z) / 2.0,
                     };
-                    let found = self
-                        .search_yaw(region, prefix, camera, start, TAU, 24, 2, free_xy)
-                        .filter(|(_, h)| self.rests_on(h, &[*a, *b]));
-                    all.extend(found);
+                    all.extend(self.fit_bridge(region, prefix, camera, start, [*a, *b], free_xy));
                 }
             }
         }

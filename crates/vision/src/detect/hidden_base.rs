@@ -297,7 +297,7 @@ impl Detector {
 
 /// Of twelve yaws over a quarter turn (an upright pyramid repeats every quarter turn), the
 /// upright piece at (x, y) that `objective` rates best.
-fn best_upright_yaw(
+pub(super) fn best_upright_yaw(
     size: Size,
     x: f64,
     y: f64,
@@ -320,7 +320,7 @@ fn best_upright_yaw(
 }
 
 /// Whether a pixel lies inside a convex outline.
-fn inside(outline: &[Point2<f64>], px: &Point2<f64>) -> bool {
+pub(super) fn inside(outline: &[Point2<f64>], px: &Point2<f64>) -> bool {
     row_span(outline, px.y).is_some_and(|(lo, hi)| lo <= px.x && px.x <= hi)
 }
 

@@ -1,0 +1,234 @@
+//! Bridges: a piece lying on a side across the tips of two others. In the image a raised
+//! piece and one lying on the table further back look alike, so two things keep a bridge on
+//! its posts.
+//!
+//! Its fit over two tips keeps to poses that rest on both: fitted freely, the outline slides it
+//! off them to where one lying on the table would be seen. The search starts from its axis
+//! along the line between the tips as well as from every 15°.
+//!
+//! A post shows only its lower part under the bridge, which a piece lying flat or leaning fits
+//! as well; read so, it has no tip to hold the bridge up. Before the tips are gathered, each
+//! such piece under one lying flat on the table is tried standing, with what the flat one hides
+//! of it free; it stands where that explains its region nearly as well, and is laid back as it
+//! was unless the flat one is then read across the tips. (Once the bridge rests on it, the
+//! post's region is read again over the bridge like any other, and may lie down again.)
+
+use std::f64::consts::{FRAC_PI_2, PI, TAU};
+
+use super::*;
+use crate::region::hidden_by;
+
+/// A post may stand where that explains its region within this share of its pixels of how
+/// well it was read lying down: it stays standing only if the flat piece then lies across it.
+const POST_TOLERANCE: f64 = 0.06;
+
+/// A post's region lies within this many pixels of the flat piece's outline's box.
+const NEAR_PX: f64 = 10.0;
+
+/// A post stood up under a flat piece: what its region was read as, to undo it.
+pub(super) struct StoodPost {
+    /// The region of the flat piece that may bridge the post.
+    flat_region: usize,
+    post_region: usize,
+    was: Vec<Detection>,
+    was_score: f64,
+}
+
+impl Detector {
+    /// The best pose of a piece lying across two tips (table frame), from `start` (its
+    /// size, tilt and height; at the tips' middle), among those that rest on both.
+    pub(super) fn fit_bridge(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        start: Hypothesis,
+        tips: [Point3<f64>; 2],
+        free_xy: Freedom,
+    ) -> Option<(f64, Hypothesis)> {
+        // Only poses that rest on both tips: the outline alone would slide the
+        // piece off them (to where one lying on the table would be seen).
+        let objective = |h: &Hypothesis| {
+            if self.rests_on(h, &tips) {
+                self.score(region, prefix, camera, h).0
+            } else {
+                f64::NEG_INFINITY
+            }
+        };
+        // A bridge spans its posts: its axis along the line between the tips,
+        // either way, its middle shifted along it; and every 15° at the middle.
+        let along = (tips[1].xy() - tips[0].xy()).normalize();
+        let heading = along.y.atan2(along.x);
+        let spanning = [heading, heading + PI].into_iter().flat_map(|axis| {
+            [-8.0, 0.0, 8.0].map(|shift| {
+                let (sin, cos) = axis.sin_cos();
+                Hypothesis {
+                    x: start.x + shift * cos,
+                    y: start.y + shift * sin,
+                    // The axis of a piece lying on its side points along
+                    // (-sin yaw, cos yaw).
+                    yaw: axis - FRAC_PI_2,
+                    ..start
+                }
+            })
+        });
+        let mut seeds: Vec<(f64, Hypothesis)> = (0..24)
+            .map(|k| Hypothesis {
+                yaw: TAU * f64::from(k) / 24.0,
+                ..start
+            })
+            .chain(spanning)
+            .map(|h| (objective(&h), h))
+            .filter(|(score, _)| score.is_finite())
+            .collect();
+        seeds.sort_by(|p, q| q.0.total_cmp(&p.0));
+        seeds
+            .into_iter()
+            .take(3)
+            .map(|(_, seed)| {
+                let (_, coarse, _) = pattern_search(seed, free_xy, FINE_FROM_MM, objective);
+                let fine = Freedom {
+                    first_step_mm: FINE_FROM_MM / 2.0,
+                    ..free_xy
+                };
+                let (score, h, _) = pattern_search(coarse, fine, FINEST_STEP_MM, objective);
+                (score, h)
+            })
+            .max_by(|p, q| p.0.total_cmp(&q.0))
+    }
+
+    /// Stands up, under each piece lying flat on the table, the pieces alone in their regions
+    /// that are read lying down or leaning but explain their region nearly as well standing
+    /// with their tips hidden by it, where that gives the flat piece two tips to lie across.
+    /// Returns what to undo where the flat piece is not then read across them
+    /// ([`Detector::sit_posts_back_down`]).
+    pub(super) fn stand_posts_under_flats(
+        &self,
+        camera: &Camera,
+        regions: &[Region],
+        per_region: &mut [Vec<Detection>],
+        scores: &mut [f64],
+    ) -> Vec<StoodPost> {
+        let mut stood = Vec::new();
+        for q in 0..regions.len() {
+            for flat in per_region[q].clone() {
+                if flat.resting != Resting::Flat || flat.size == Size::Small {
+                    continue;
+                }
+                let mut tips = 0;
+                let mut standing = Vec::new();
+                let near = |r: &Region| touches_box(&flat.outline_px, r, NEAR_PX);
+                for r in (0..regions.len())
+                    .filter(|&r| r != q && per_region[r].len() == 1 && near(&regions[r]))
+                {
+                    if stood.iter().any(|s: &StoodPost| s.post_region == r) {
+                        continue;
+                    }
+                    let post = &per_region[r][0];
+                    if post.resting == Resting::Upright {
+                        tips += usize::from(self.tip_hidden_by(camera, post, &flat));
+                    } else if matches!(post.resting, Resting::Flat | Resting::Tilted)
+                        && let Some((gain, upright)) =
+                            self.standing_post(camera, &regions[r], post, &flat)
+                    {
+                        standing.push((r, gain, upright));
+                    }
+                }
+                if standing.is_empty() || tips + standing.len() < 2 {
+                    continue;
+                }
+                for (r, gain, upright) in standing {
+                    stood.push(StoodPost {
+                        flat_region: q,
+                        post_region: r,
+                        was: std::mem::replace(&mut per_region[r], vec![upright]),
+                        was_score: scores[r],
+                    });
+                    scores[r] += gain;
+                }
+            }
+        }
+        stood
+    }
+
+    /// Lays the posts stood up by [`Detector::stand_posts_under_flats`] back as they were
+    /// read where their flat piece is not read lying across tips after all.
+    pub(super) fn sit_posts_back_down(
+        &self,
+        stood: Vec<StoodPost>,
+        per_region: &mut [Vec<Detection>],
+        scores: &mut [f64],
+    ) {
+        for s in stood {
+            let bridged = per_region[s.flat_region]
+                .iter()
+                .any(|d| d.resting == Resting::Bridging);
+            if !bridged {
+                per_region[s.post_region] = s.was;
+                scores[s.post_region] = s.was_score;
+            }
+        }
+    }
+
+    /// Whether an upright piece's tip lies within a flat piece's outline in the image (the
+    /// flat piece hides it, as a bridge hides its posts' tips).
+    fn tip_hidden_by(&self, camera: &Camera, post: &Detection, flat: &Detection) -> bool {
+        let tip = apex_of(post, &self.pieces);
+        camera
+            .project_table(&tip)
+            .is_some_and(|px| hidden_base::inside(&flat.outline_px, &px))
+    }
+
+    /// The piece refitted standing, of any size, with the flat piece's pixels taken out of its
+    /// region, its tip hidden by the flat piece; and how much better it explains the region
+    /// so than the piece as it was. `None` where no standing piece explains it within
+    /// `POST_TOLERANCE` of the region's pixels.
+    fn standing_post(
+        &self,
+        camera: &Camera,
+        region: &Region,
+        post: &Detection,
+        flat: &Detection,
+    ) -> Option<(f64, Detection)> {
+        let mut free = region.clone();
+        hidden_by(&mut free, &flat.outline_px);
+        let prefix = Prefix::new(&free);
+        let was = self.explained_px(&overlap(&free, &prefix, &post.outline_px));
+        // Where it stands: the middle of what shows of it, on the table.
+        let centre = free.target_centre()?;
+        let foot = camera.pixel_to_table_plane(&centre, 0.0)?;
+        let nudge = Freedom {
+            first_step_mm: 2.0,
+            tilt: false,
+        };
+        let (score, h, _) = [Size::Small, Size::Medium, Size::Large]
+            .into_iter()
+            .map(|size| {
+                let score = |h: &Hypothesis| self.score(&free, &prefix, camera, h).0;
+                let seed = hidden_base::best_upright_yaw(size, foot.x, foot.y, score);
+                pattern_search(seed, nudge, FINEST_STEP_MM, score)
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        if score < was - POST_TOLERANCE * region.target_px() {
+            return None;
+        }
+        let upright = self.detection(region.color, camera, &h, post.confidence)?;
+        self.tip_hidden_by(camera, &upright, flat)
+            .then_some((score - was, upright))
+    }
+}
+
+/// Whether a region's box comes within `margin` pixels of an outline's box.
+fn touches_box(outline: &[Point2<f64>], region: &Region, margin: f64) -> bool {
+    let (mut lo, mut hi) = (
+        Point2::new(f64::INFINITY, f64::INFINITY),
+        Point2::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
+    );
+    for p in outline {
+        lo = lo.inf(p);
+        hi = hi.sup(p);
+    }
+    let (x0, y0) = (region.x0 as f64, region.y0 as f64);
+    let (x1, y1) = (x0 + region.w as f64, y0 + region.h as f64);
+    x0 <= hi.x + margin && lo.x - margin <= x1 && y0 <= hi.y + margin && lo.y - margin <= y1
+}
