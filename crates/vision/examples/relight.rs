@@ -2,8 +2,9 @@
 //! measure how the pipeline holds up where no such light was rendered: every image's channels
 //! scaled (a dimmer or brighter lamp, a colour cast) and put through a gamma, the truth copied
 //! as it is. `cargo run --release -p koanscope-vision --example relight -- <dataset> <out>
-//! <gain> <gamma> [blue green red]` (the channel factors default to 1), then `koanscope eval
-//! <out>`.
+//! <gain> <gamma> [blue green red] [--noise SIGMA]` (the channel factors default to 1; with
+//! `--noise`, a webcam's sensor noise of that sigma is added after the light), then `koanscope
+//! eval <out>`.
 
 use std::path::Path;
 
@@ -13,8 +14,14 @@ use opencv::{core, imgcodecs};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let [_, input, output, gain, gamma, cast @ ..] = args.as_slice() else {
-        return Err("usage: relight <dataset> <out> <gain> <gamma> [blue green red]".into());
+    let [_, input, output, gain, gamma, rest @ ..] = args.as_slice() else {
+        return Err(
+            "usage: relight <dataset> <out> <gain> <gamma> [blue green red] [--noise SIGMA]".into(),
+        );
+    };
+    let (cast, noise) = match rest {
+        [cast @ .., flag, sigma] if flag == "--noise" => (cast, sigma.parse::<f64>()?),
+        cast => (cast, 0.0),
     };
     let (gain, gamma): (f64, f64) = (gain.parse()?, gamma.parse()?);
     let cast: Vec<f64> = cast.iter().map(|c| c.parse()).collect::<Result<_, _>>()?;
@@ -32,21 +39,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             px[c] = (255.0 * x.powf(gamma)).round() as u8;
         }
     }
-    copy_tree(Path::new(input), Path::new(output), &table)?;
+    copy_tree(Path::new(input), Path::new(output), &table, noise)?;
     Ok(())
 }
 
-fn copy_tree(from: &Path, to: &Path, table: &Mat) -> Result<(), Box<dyn std::error::Error>> {
+fn copy_tree(
+    from: &Path,
+    to: &Path,
+    table: &Mat,
+    noise: f64,
+) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let path = entry?.path();
         let target = to.join(path.file_name().ok_or("a file with no name")?);
         if path.is_dir() {
-            copy_tree(&path, &target, table)?;
+            copy_tree(&path, &target, table, noise)?;
         } else if path.extension().is_some_and(|e| e == "jpg" || e == "png") {
             let image = imgcodecs::imread(path.to_str().ok_or("a path")?, imgcodecs::IMREAD_COLOR)?;
             let mut lit = Mat::default();
             core::lut(&image, table, &mut lit)?;
+            if noise > 0.0 {
+                // Each image its own noise, the same on every run.
+                let seed = path
+                    .to_string_lossy()
+                    .bytes()
+                    .fold(17i32, |h, b| h.wrapping_mul(31).wrapping_add(i32::from(b)));
+                lit = koanscope_vision::render::with_sensor_noise(&lit, noise, seed)?;
+            }
             // Encoded losslessly (PNG under the image's own name: readers go by the content),
             // so only the light differs, not a second round of JPEG.
             let mut png = Vector::<u8>::new();
