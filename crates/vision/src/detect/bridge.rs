@@ -16,7 +16,6 @@
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
 use super::*;
-use crate::region::hidden_by;
 
 /// A post may stand where that explains its region within this share of its pixels of how
 /// well it was read lying down: it stays standing only if the flat piece then lies across it.
@@ -190,31 +189,14 @@ impl Detector {
         post: &Detection,
         flat: &Detection,
     ) -> Option<(f64, Detection)> {
-        let mut free = region.clone();
-        hidden_by(&mut free, &flat.outline_px);
-        let prefix = Prefix::new(&free);
-        let was = self.explained_px(&overlap(&free, &prefix, &post.outline_px));
-        // Where it stands: the middle of what shows of it, on the table.
-        let centre = free.target_centre()?;
-        let foot = camera.pixel_to_table_plane(&centre, 0.0)?;
-        let nudge = Freedom {
-            first_step_mm: 2.0,
-            tilt: false,
-        };
-        let (score, h, _) = [Size::Small, Size::Medium, Size::Large]
-            .into_iter()
-            .map(|size| {
-                let score = |h: &Hypothesis| self.score(&free, &prefix, camera, h).0;
-                let seed = hidden_base::best_upright_yaw(size, foot.x, foot.y, score);
-                pattern_search(seed, nudge, FINEST_STEP_MM, score)
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0))?;
-        if score < was - POST_TOLERANCE * region.target_px() {
+        let sizes = [Size::Small, Size::Medium, Size::Large];
+        let (gain, h) = self.standing_under(camera, region, post, flat, &sizes, None)?;
+        if gain < -POST_TOLERANCE * region.target_px() {
             return None;
         }
         let upright = self.detection(region.color, camera, &h, post.confidence)?;
         self.tip_hidden_by(camera, &upright, flat)
-            .then_some((score - was, upright))
+            .then_some((gain, upright))
     }
 }
 

@@ -267,37 +267,69 @@ impl Detector {
         bridge: &Detection,
         tallest: f64,
     ) -> Option<(f64, Detection)> {
+        let sizes: Vec<Size> = [Size::Small, Size::Medium, Size::Large]
+            .into_iter()
+            .filter(|&s| s > post.size && self.dims(s).height_mm <= tallest + 1.0)
+            .collect();
+        let at = post.table_from_piece.translation;
+        let (gain, h) = self.standing_under(
+            camera,
+            region,
+            post,
+            bridge,
+            &sizes,
+            Some(Point2::new(at.x, at.y)),
+        )?;
+        // The bridge lying level favours the taller post where the outline can hardly tell.
+        if gain < -self.params.resting_outline_tolerance * region.target_px() {
+            return None;
+        }
+        let taller = self.detection(region.color, camera, &h, post.confidence)?;
+        Some((gain, taller))
+    }
+
+    /// The best upright piece of one of `sizes` in a post's region, with what the piece over it
+    /// (`over`) hides of it taken out of the region (free, as a tower's base behind its top),
+    /// standing near `at` (table frame; `None`: under the middle of what shows of it); and how
+    /// much better it explains the region so than the post as it was read (negative: worse).
+    pub(super) fn standing_under(
+        &self,
+        camera: &Camera,
+        region: &Region,
+        post: &Detection,
+        over: &Detection,
+        sizes: &[Size],
+        at: Option<Point2<f64>>,
+    ) -> Option<(f64, Hypothesis)> {
         let mut free = region.clone();
-        hidden_by(&mut free, &bridge.outline_px);
+        hidden_by(&mut free, &over.outline_px);
         let prefix = Prefix::new(&free);
         let was = self.explained_px(&overlap(&free, &prefix, &post.outline_px));
-        let at = post.table_from_piece.translation;
+        let at = match at {
+            Some(at) => at,
+            None => camera
+                .pixel_to_table_plane(&free.target_centre()?, 0.0)?
+                .xy(),
+        };
         let nudge = Freedom {
             first_step_mm: 2.0,
             tilt: false,
         };
-        let best = [Size::Small, Size::Medium, Size::Large]
-            .into_iter()
-            .filter(|&s| s > post.size && self.dims(s).height_mm <= tallest + 1.0)
-            .map(|size| {
+        let (score, h, _) = sizes
+            .iter()
+            .map(|&size| {
                 let score = |h: &Hypothesis| self.score(&free, &prefix, camera, h).0;
                 let seed = best_upright_yaw(size, at.x, at.y, score);
                 pattern_search(seed, nudge, FINEST_STEP_MM, score)
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))?;
-        let (score, h, _) = best;
-        // The bridge lying level favours the taller post where the outline can hardly tell.
-        if score < was - self.params.resting_outline_tolerance * region.target_px() {
-            return None;
-        }
-        let taller = self.detection(region.color, camera, &h, post.confidence)?;
-        Some((score - was, taller))
+        Some((score - was, h))
     }
 }
 
 /// Of twelve yaws over a quarter turn (an upright pyramid repeats every quarter turn), the
 /// upright piece at (x, y) that `objective` rates best.
-pub(super) fn best_upright_yaw(
+fn best_upright_yaw(
     size: Size,
     x: f64,
     y: f64,
