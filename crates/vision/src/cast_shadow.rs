@@ -45,6 +45,24 @@ pub(crate) fn without_cast_shadows(
     let Some(light) = evidence.light(camera, &casters, &corners) else {
         return found;
     };
+    // How many pieces' shadows fall on each pixel; a black piece's own is taken out while it is
+    // tested, so what is left is the others'.
+    let shadows: Vec<Option<Vec<Point2<f64>>>> = corners
+        .iter()
+        .map(|c| shadow_px(camera, &light, c))
+        .collect();
+    let mut under = vec![0u16; seg.width * seg.height];
+    let cast = |under: &mut [u16], shadow: Option<&[Point2<f64>]>, add: bool| {
+        for_each_run(shadow.unwrap_or(&[]), |y, xa, xb| {
+            for x in evidence.clip(y, xa, xb) {
+                let k = y as usize * seg.width + x;
+                under[k] = if add { under[k] + 1 } else { under[k] - 1 };
+            }
+        });
+    };
+    for shadow in &shadows {
+        cast(&mut under, shadow.as_deref(), true);
+    }
     let shadowed: Vec<bool> = (0..found.len())
         .map(|b| {
             // A tower's base read from the rim around the piece on it is under that piece, and
@@ -52,17 +70,7 @@ pub(crate) fn without_cast_shadows(
             if found[b].color != Color::Black || found[b].rim_share.is_some() {
                 return false;
             }
-            let others: Vec<usize> = (0..found.len()).filter(|&i| i != b).collect();
-            let mut in_shadow = vec![false; seg.width * seg.height];
-            for &i in &others {
-                if let Some(shadow) = shadow_px(camera, &light, &corners[i]) {
-                    for_each_run(&shadow, |y, xa, xb| {
-                        for x in evidence.clip(y, xa, xb) {
-                            in_shadow[y as usize * seg.width + x] = true;
-                        }
-                    });
-                }
-            }
+            cast(&mut under, shadows[b].as_deref(), false);
             // Only where it shows: a piece half hidden under another (a tower's base) is
             // covered by that one's shadow on the table too, but a shadow is never behind.
             let (mut inside, mut shown, mut all) = (0usize, 0usize, 0usize);
@@ -72,10 +80,11 @@ pub(crate) fn without_cast_shadows(
                     all += 1;
                     if evidence.says(k) != 0 {
                         shown += 1;
-                        inside += usize::from(in_shadow[k]);
+                        inside += usize::from(under[k] > 0);
                     }
                 }
             });
+            cast(&mut under, shadows[b].as_deref(), true);
             shown as f64 >= MIN_SHOWN_SHARE * all as f64
                 && inside as f64 >= IN_SHADOW_SHARE * shown as f64
         })
