@@ -98,7 +98,13 @@ def pyramid_mesh(size, dims, wall, cache={}):
     return mesh
 
 
-# Cloth table tops (linear RGB, the two ends of the weave's noise). Felt is the samples' dark grey.
+# Table tops: the two ends of a noise's colour (linear RGB) and the finish's roughness. Wood
+# also has its grain: the noise stretched along the boards, and its scale. Cloth is a fine,
+# even weave, matte. Felt is the samples' dark grey.
+WOODS = {
+    "oak": ((2.0, 40.0, 1.0), 6.0, (0.30, 0.16, 0.07), (0.55, 0.34, 0.16), 0.45),
+    "walnut": ((2.5, 50.0, 1.0), 7.0, (0.06, 0.03, 0.015), (0.16, 0.09, 0.05), 0.35),
+}
 CLOTHS = {
     "felt": ((0.12, 0.14, 0.16), (0.20, 0.22, 0.25)),
     "baize": ((0.02, 0.16, 0.05), (0.04, 0.24, 0.08)),
@@ -122,31 +128,18 @@ def table(kind):
     links.new(mapping.outputs["Vector"], noise.inputs["Vector"])
     links.new(noise.outputs["Fac"], ramp.inputs["Fac"])
     links.new(ramp.outputs["Color"], bsdf.inputs["Base Color"])
-    if kind == "oak":
-        # Grain: noise stretched along the boards.
-        mapping.inputs["Scale"].default_value = (2.0, 40.0, 1.0)
-        noise.inputs["Scale"].default_value = 6.0
+    if kind in WOODS:
+        grain, scale, low, high, roughness = WOODS[kind]
+        mapping.inputs["Scale"].default_value = grain
         noise.inputs["Detail"].default_value = 8.0
-        ramp.color_ramp.elements[0].color = (0.30, 0.16, 0.07, 1.0)
-        ramp.color_ramp.elements[1].color = (0.55, 0.34, 0.16, 1.0)
-        bsdf.inputs["Roughness"].default_value = 0.45
-    elif kind == "walnut":
-        # Dark, close grain, a satin finish.
-        mapping.inputs["Scale"].default_value = (2.5, 50.0, 1.0)
-        noise.inputs["Scale"].default_value = 7.0
-        noise.inputs["Detail"].default_value = 8.0
-        ramp.color_ramp.elements[0].color = (0.06, 0.03, 0.015, 1.0)
-        ramp.color_ramp.elements[1].color = (0.16, 0.09, 0.05, 1.0)
-        bsdf.inputs["Roughness"].default_value = 0.35
     elif kind in CLOTHS:
-        # Cloth: fine, even, matte.
-        noise.inputs["Scale"].default_value = 400.0
-        low, high = CLOTHS[kind]
-        ramp.color_ramp.elements[0].color = (*low, 1.0)
-        ramp.color_ramp.elements[1].color = (*high, 1.0)
-        bsdf.inputs["Roughness"].default_value = 0.95
+        (low, high), scale, roughness = CLOTHS[kind], 400.0, 0.95
     else:
         raise SystemExit(f"render_job: no table top called {kind!r}")
+    noise.inputs["Scale"].default_value = scale
+    ramp.color_ramp.elements[0].color = (*low, 1.0)
+    ramp.color_ramp.elements[1].color = (*high, 1.0)
+    bsdf.inputs["Roughness"].default_value = roughness
     top.data.materials.append(mat)
 
 
