@@ -31,6 +31,9 @@ pub struct ColorModel {
     pub max_dark_ratio: f64,
     pub min_chroma: f64,
     pub black_table_chroma_share: f64,
+    /// Older model files lack it: they read with the shipped value.
+    #[serde(default = "shipped_saturation_step")]
+    pub min_saturation_step: f64,
     pub shadow_chroma_difference: f64,
     pub shadow_dark_ratio: f64,
     pub colors: Vec<ColorPrototype>,
@@ -46,6 +49,19 @@ pub enum PixelClass {
     /// A piece pixel of this colour.
     Piece(Color),
 }
+
+fn shipped_saturation_step() -> f64 {
+    6.0
+}
+
+/// A table must be this colourful (8-bit Lab chroma) for a piece of its own hue to be told by
+/// saturation alone: below it, its hue is noise.
+const MIN_TABLE_CHROMA: i32 = 30;
+/// How far a piece's colour may lie from the table's hue and still be read as its saturated twin:
+/// the tangent of the angle between the pixel's difference and the table's chroma (about 20°).
+const TWIN_TAN: f64 = 0.36;
+/// ...and how near that hue must be to a piece colour's centre, degrees.
+const TWIN_HUE_DEG: f64 = 20.0;
 
 impl Default for ColorModel {
     fn default() -> Self {
@@ -142,6 +158,47 @@ impl ColorModel {
             .unwrap_or(PixelClass::Unknown)
     }
 
+    /// The piece colour a table of this 8-bit Lab chroma (a, b) may hide by its own hue: one
+    /// colourful enough to have a hue, within [`TWIN_HUE_DEG`] of a piece colour's.
+    pub(crate) fn twin_colour_of_table(&self, table_ab: [u8; 2]) -> Option<Color> {
+        let ta = i32::from(table_ab[0]) - 128;
+        let tb = i32::from(table_ab[1]) - 128;
+        if ta * ta + tb * tb < MIN_TABLE_CHROMA * MIN_TABLE_CHROMA {
+            return None;
+        }
+        let table_hue = f64::from(tb)
+            .atan2(f64::from(ta))
+            .to_degrees()
+            .rem_euclid(360.0);
+        let color = self.nearest_hue(table_hue)?;
+        let centre = self.colors.iter().find(|c| c.name == color)?.hue_deg;
+        (hue_distance_deg(table_hue, centre) <= TWIN_HUE_DEG).then_some(color)
+    }
+
+    /// A piece of the table's own colour (green on green baize, blue on blue cloth) differs from
+    /// it in chroma by less than `min_chroma_difference` on its lit faces, but always the same
+    /// way: the same hue, more saturated (shadows and glare on a cloth are paler and darker). A
+    /// pixel not darker than `shadow_dark_ratio` of the table whose chroma exceeds the table's
+    /// by `min_saturation_step` at the table's hue (see [`ColorModel::twin_colour_of_table`]) is
+    /// that colour. Only a patch of such pixels is (see `segment`): blur leaves single ones on
+    /// the edges of pieces of other colours.
+    #[inline]
+    pub(crate) fn saturated_twin(&self, lab: [u8; 3], table_lab: [u8; 3]) -> bool {
+        let ta = i32::from(table_lab[1]) - 128;
+        let tb = i32::from(table_lab[2]) - 128;
+        let da = i32::from(lab[1]) - i32::from(table_lab[1]);
+        let db = i32::from(lab[2]) - i32::from(table_lab[2]);
+        let along = da * ta + db * tb;
+        if along <= 0 {
+            return false;
+        }
+        let (along, across) = (f64::from(along), f64::from((da * tb - db * ta).abs()));
+        let table_chroma2 = f64::from(ta * ta + tb * tb);
+        along * along >= self.min_saturation_step * self.min_saturation_step * table_chroma2
+            && across <= TWIN_TAN * along
+            && f64::from(lab[0]) + 1.0 >= self.shadow_dark_ratio * (f64::from(table_lab[0]) + 1.0)
+    }
+
     /// Whether a pixel of 8-bit Lab lightness `l` is lighter than black plastic would be on a
     /// table of lightness `table_l` (`max_dark_ratio`, in this arithmetic everywhere).
     pub(crate) fn not_dark(&self, l: u8, table_l: u8) -> bool {
@@ -232,6 +289,33 @@ mod tests {
             model.classify(lab(100.0, 143.0, 45.0), blue_cloth),
             PixelClass::Piece(Color::Green)
         );
+    }
+
+    #[test]
+    fn a_lit_face_of_the_tables_own_colour_is_its_saturated_twin_and_a_shadow_is_not() {
+        let model = ColorModel::default();
+        // 8-bit Lab as read from a render of green baize under a warm lamp.
+        let baize = [104, 99, 150];
+        let lit_green_face = [97, 92, 155];
+        let shadow_on_baize = [81, 102, 145];
+        let shaded_green_face = [81, 96, 152];
+        let glare_on_baize = [140, 110, 140];
+        assert_eq!(model.classify(lit_green_face, baize), PixelClass::Table);
+        assert_eq!(
+            model.twin_colour_of_table([baize[1], baize[2]]),
+            Some(Color::Green)
+        );
+        assert!(model.saturated_twin(lit_green_face, baize));
+        assert!(!model.saturated_twin(shadow_on_baize, baize));
+        assert!(!model.saturated_twin(shaded_green_face, baize));
+        assert!(!model.saturated_twin(glare_on_baize, baize));
+        // Wood is too pale for its hue to hide a yellow piece, and grey has no hue.
+        let oak = lab(141.0, 78.0, 20.0);
+        assert_eq!(model.twin_colour_of_table([oak[1], oak[2]]), None);
+        assert_eq!(model.twin_colour_of_table([128, 129]), None);
+        // A cloth between two piece colours' hues hides neither.
+        let teal = lab(100.0, 220.0, 40.0);
+        assert_eq!(model.twin_colour_of_table([teal[1], teal[2]]), None);
     }
 
     #[test]

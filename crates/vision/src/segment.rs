@@ -85,13 +85,15 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
     let mut lab = Mat::default();
     imgproc::cvt_color_def(image, &mut lab, imgproc::COLOR_BGR2Lab).during("converting to Lab")?;
     let (w, h) = (lab.cols(), lab.rows());
-    // The table's colour around each pixel: a median at an eighth of the resolution keeps it
-    // cheap (the window, a few times a large piece, still spans 15 samples or more).
-    let small_size = CvSize::new((w / 8).max(1), (h / 8).max(1));
+    // The table's colour around each pixel: a median at an eighth of the resolution (blocks of
+    // BLOCK_PX) keeps it cheap (the window, a few times a large piece, still spans 15 samples
+    // or more).
+    let block = BLOCK_PX as i32;
+    let small_size = CvSize::new((w / block).max(1), (h / block).max(1));
     let mut small = Mat::default();
     imgproc::resize(&lab, &mut small, small_size, 0.0, 0.0, imgproc::INTER_AREA)
         .during("shrinking the frame")?;
-    let k = ((model.background_window_px / 8) | 1).max(3) as i32;
+    let k = ((model.background_window_px / BLOCK_PX as u32) | 1).max(3) as i32;
     let mut small_median = Mat::default();
     imgproc::median_blur(&small, &mut small_median, k).during("estimating the table colour")?;
     let mut table = Mat::default();
@@ -136,8 +138,18 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
             PixelClass::Piece(color) => class_of(color),
         };
     }
+    let width = w.max(0) as usize;
+    let twins = saturated_twins(
+        &small_median,
+        lab_bytes,
+        table_bytes,
+        &classes,
+        width,
+        model,
+    )?;
+    keep_twin_patches(&mut classes, &twins, width, &class_of);
     Ok(Segmentation {
-        width: w.max(0) as usize,
+        width,
         height: h.max(0) as usize,
         classes,
         palette,
@@ -145,6 +157,105 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
         table,
     })
 }
+
+/// Side of the blocks the table's colour is estimated at (see `segment`), full-resolution pixels.
+const BLOCK_PX: usize = 8;
+
+/// The table pixels that are its saturated twins (see [`ColorModel::saturated_twin`]), each with
+/// the colour it would be, sought only in blocks where the table's colour (`small_table`, its
+/// estimate per block) has a piece colour's hue: on most tables, none.
+fn saturated_twins(
+    small_table: &Mat,
+    lab_bytes: &[u8],
+    table_bytes: &[u8],
+    classes: &[u8],
+    width: usize,
+    model: &ColorModel,
+) -> Result<Vec<(usize, Color)>, VisionError> {
+    let small_bytes = small_table.data_bytes().during("reading a frame")?;
+    let small_width = small_table.cols().max(1) as usize;
+    let height = classes.len() / width.max(1);
+    let mut twins = Vec::new();
+    // Per table chroma (a, b), the colour its twins take, if any (settled when first met): made
+    // with the first block that needs it.
+    let mut colour_of_table: Vec<Option<Option<Color>>> = Vec::new();
+    for (block, t) in small_bytes.chunks_exact(3).enumerate() {
+        if model.twin_colour_of_table([t[1], t[2]]).is_none() {
+            continue;
+        }
+        if colour_of_table.is_empty() {
+            colour_of_table = vec![None; 1 << 16];
+        }
+        let (x0, y0) = (
+            (block % small_width) * BLOCK_PX,
+            (block / small_width) * BLOCK_PX,
+        );
+        for y in y0..(y0 + BLOCK_PX).min(height) {
+            for k in y * width + x0..y * width + (x0 + BLOCK_PX).min(width) {
+                if classes[k] != TABLE {
+                    continue;
+                }
+                let (p, t) = (&lab_bytes[3 * k..3 * k + 3], &table_bytes[3 * k..3 * k + 3]);
+                let Some(color) = *colour_of_table[usize::from(t[1]) << 8 | usize::from(t[2])]
+                    .get_or_insert_with(|| model.twin_colour_of_table([t[1], t[2]]))
+                else {
+                    continue;
+                };
+                if model.saturated_twin([p[0], p[1], p[2]], [t[0], t[1], t[2]]) {
+                    twins.push((k, color));
+                }
+            }
+        }
+    }
+    Ok(twins)
+}
+
+/// Of the table's saturated twins, keeps those with at least [`TWIN_NEIGHBOURS`] of their eight
+/// neighbours of the same class (twins or not): a piece's lit face is a patch, while the blurred
+/// edge of a piece of another colour, or a camera's noise, leaves a pixel or a thin line.
+fn keep_twin_patches(
+    classes: &mut [u8],
+    twins: &[(usize, Color)],
+    width: usize,
+    class_of: &dyn Fn(Color) -> u8,
+) {
+    if twins.is_empty() || width == 0 {
+        return;
+    }
+    let height = classes.len() / width;
+    let mut twin_class = vec![TABLE; classes.len()];
+    for &(k, color) in twins {
+        twin_class[k] = class_of(color);
+    }
+    let class_at = |k: usize| {
+        if twin_class[k] != TABLE {
+            twin_class[k]
+        } else {
+            classes[k]
+        }
+    };
+    let kept: Vec<(usize, u8)> = twins
+        .iter()
+        .map(|&(k, _)| (k, twin_class[k]))
+        .filter(|&(k, class)| {
+            let (x, y) = (k % width, k / width);
+            let mut same = 0;
+            for ny in y.saturating_sub(1)..=(y + 1).min(height - 1) {
+                for nx in x.saturating_sub(1)..=(x + 1).min(width - 1) {
+                    let n = ny * width + nx;
+                    same += usize::from(n != k && class_at(n) == class);
+                }
+            }
+            same >= TWIN_NEIGHBOURS
+        })
+        .collect();
+    for (k, class) in kept {
+        classes[k] = class;
+    }
+}
+
+/// See [`keep_twin_patches`].
+const TWIN_NEIGHBOURS: usize = 5;
 
 /// The matrix itself when its rows are contiguous, else a contiguous copy.
 fn continuous(mat: Mat) -> Result<Mat, VisionError> {
@@ -169,4 +280,55 @@ pub fn floor_lab_threshold(image: &Mat) -> Result<Mat, VisionError> {
 /// Makes OpenCV run every call on the calling thread, so timings are those of one core.
 pub fn use_one_thread() -> Result<(), VisionError> {
     opencv::core::set_num_threads(1).during("setting OpenCV's threads")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{CV_8UC3, Rect, Scalar};
+
+    /// A 320x240 frame of one 8-bit Lab colour, with rectangles of others, converted to BGR.
+    fn frame(table: [u8; 3], patches: &[(Rect, [u8; 3])]) -> Mat {
+        let lab = |c: [u8; 3]| Scalar::new(f64::from(c[0]), f64::from(c[1]), f64::from(c[2]), 0.0);
+        let mut frame = Mat::new_rows_cols_with_default(240, 320, CV_8UC3, lab(table)).unwrap();
+        for (rect, colour) in patches {
+            imgproc::rectangle(&mut frame, *rect, lab(*colour), -1, imgproc::LINE_8, 0).unwrap();
+        }
+        let mut bgr = Mat::default();
+        imgproc::cvt_color_def(&frame, &mut bgr, imgproc::COLOR_Lab2BGR).unwrap();
+        bgr
+    }
+
+    #[test]
+    fn a_green_piece_on_green_baize_is_green_and_a_shadow_or_a_thin_edge_is_table() {
+        let baize = [104, 99, 150];
+        let lit_green_face = [97, 92, 155];
+        let shadow = [81, 102, 145];
+        let face = Rect::new(60, 60, 20, 24);
+        let edge = Rect::new(160, 40, 1, 40);
+        let shade = Rect::new(220, 140, 30, 20);
+        let image = frame(
+            baize,
+            &[
+                (face, lit_green_face),
+                (edge, lit_green_face),
+                (shade, shadow),
+            ],
+        );
+        let seg = segment(&image, &ColorModel::default()).unwrap();
+        let green = seg.class_of(Color::Green).unwrap();
+        let share = |rect: Rect, class: u8| {
+            let mut count = 0;
+            for y in rect.y..rect.y + rect.height {
+                for x in rect.x..rect.x + rect.width {
+                    count += usize::from(seg.classes[y as usize * seg.width + x as usize] == class);
+                }
+            }
+            count as f64 / f64::from(rect.area())
+        };
+        assert!(share(face, green) > 0.9, "face {}", share(face, green));
+        assert_eq!(share(edge, green), 0.0);
+        assert_eq!(share(shade, green), 0.0);
+        assert!(share(Rect::new(0, 0, 320, 30), TABLE) == 1.0);
+    }
 }
