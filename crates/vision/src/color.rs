@@ -56,7 +56,7 @@ fn shipped_saturation_step() -> f64 {
 
 /// A table must be this colourful (8-bit Lab chroma) for a piece of its own hue to be told by
 /// saturation alone: below it, its hue is noise.
-const MIN_TABLE_CHROMA: i32 = 30;
+const MIN_TABLE_CHROMA: f64 = 30.0;
 /// How far a piece's colour may lie from the table's hue and still be read as its saturated twin:
 /// the tangent of the angle between the pixel's difference and the table's chroma (about 20°).
 const TWIN_TAN: f64 = 0.36;
@@ -161,15 +161,10 @@ impl ColorModel {
     /// The piece colour a table of this 8-bit Lab chroma (a, b) may hide by its own hue: one
     /// colourful enough to have a hue, within [`TWIN_HUE_DEG`] of a piece colour's.
     pub(crate) fn twin_colour_of_table(&self, table_ab: [u8; 2]) -> Option<Color> {
-        let ta = i32::from(table_ab[0]) - 128;
-        let tb = i32::from(table_ab[1]) - 128;
-        if ta * ta + tb * tb < MIN_TABLE_CHROMA * MIN_TABLE_CHROMA {
+        let (table_hue, table_chroma) = hue_and_chroma([0, table_ab[0], table_ab[1]]);
+        if table_chroma < MIN_TABLE_CHROMA {
             return None;
         }
-        let table_hue = f64::from(tb)
-            .atan2(f64::from(ta))
-            .to_degrees()
-            .rem_euclid(360.0);
         let color = self.nearest_hue(table_hue)?;
         let centre = self.colors.iter().find(|c| c.name == color)?.hue_deg;
         (hue_distance_deg(table_hue, centre) <= TWIN_HUE_DEG).then_some(color)
@@ -196,13 +191,13 @@ impl ColorModel {
         let table_chroma2 = f64::from(ta * ta + tb * tb);
         along * along >= self.min_saturation_step * self.min_saturation_step * table_chroma2
             && across <= TWIN_TAN * along
-            && f64::from(lab[0]) + 1.0 >= self.shadow_dark_ratio * (f64::from(table_lab[0]) + 1.0)
+            && at_least_as_light(lab[0], table_lab[0], self.shadow_dark_ratio)
     }
 
     /// Whether a pixel of 8-bit Lab lightness `l` is lighter than black plastic would be on a
     /// table of lightness `table_l` (`max_dark_ratio`, in this arithmetic everywhere).
     pub(crate) fn not_dark(&self, l: u8, table_l: u8) -> bool {
-        f64::from(l) + 1.0 >= self.max_dark_ratio * (f64::from(table_l) + 1.0)
+        at_least_as_light(l, table_l, self.max_dark_ratio)
     }
 
     fn nearest_hue(&self, hue_deg: f64) -> Option<Color> {
@@ -219,6 +214,12 @@ impl ColorModel {
         colors.push(Color::Black);
         colors
     }
+}
+
+/// Whether an 8-bit Lab lightness `l` is at least `share` of the table's `table_l` (both counted
+/// from 1, so a black table does not divide by zero).
+fn at_least_as_light(l: u8, table_l: u8, share: f64) -> bool {
+    f64::from(l) + 1.0 >= share * (f64::from(table_l) + 1.0)
 }
 
 /// Angle between two hues, degrees in [0, 180].

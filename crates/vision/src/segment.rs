@@ -176,15 +176,15 @@ fn saturated_twins(
     let small_width = small_table.cols().max(1) as usize;
     let height = classes.len() / width.max(1);
     let mut twins = Vec::new();
-    // Per table chroma (a, b), the colour its twins take, if any (settled when first met): made
-    // with the first block that needs it.
-    let mut colour_of_table: Vec<Option<Option<Color>>> = Vec::new();
+    // Per table chroma (a, b), the colour its twins take, if any, settled when first met.
+    let mut settled: Vec<Option<Option<Color>>> = vec![None; 1 << 16];
+    let mut twin_colour = |ab: [u8; 2]| {
+        *settled[usize::from(ab[0]) << 8 | usize::from(ab[1])]
+            .get_or_insert_with(|| model.twin_colour_of_table(ab))
+    };
     for (block, t) in small_bytes.chunks_exact(3).enumerate() {
-        if model.twin_colour_of_table([t[1], t[2]]).is_none() {
+        if twin_colour([t[1], t[2]]).is_none() {
             continue;
-        }
-        if colour_of_table.is_empty() {
-            colour_of_table = vec![None; 1 << 16];
         }
         let (x0, y0) = (
             (block % small_width) * BLOCK_PX,
@@ -196,9 +196,7 @@ fn saturated_twins(
                     continue;
                 }
                 let (p, t) = (&lab_bytes[3 * k..3 * k + 3], &table_bytes[3 * k..3 * k + 3]);
-                let Some(color) = *colour_of_table[usize::from(t[1]) << 8 | usize::from(t[2])]
-                    .get_or_insert_with(|| model.twin_colour_of_table([t[1], t[2]]))
-                else {
+                let Some(color) = twin_colour([t[1], t[2]]) else {
                     continue;
                 };
                 if model.saturated_twin([p[0], p[1], p[2]], [t[0], t[1], t[2]]) {
