@@ -88,7 +88,9 @@ fn a_lamps_shadows_on_a_dark_table_are_not_black_pieces() {
 /// A green large lying across the tips of a blue and a yellow small (S3 scene 2, black slate
 /// under one lamp): what shows of the blue post is its lower half, which a piece lying down
 /// fits as well. The large is read raised on the posts and touching both, not lying on the
-/// table behind them (where its shadow would then be read as black pieces).
+/// table behind them (where its shadow would then be read as black pieces), and the blue post
+/// stays standing under it, pointing up at it (re-read with the bridge resting on it, it lay
+/// down again: the bridge held up by nothing).
 #[test]
 fn a_bridge_over_two_small_posts_is_read_lying_across_them() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -107,6 +109,12 @@ fn a_bridge_over_two_small_posts_is_read_lying_across_them() {
         .flat_map(|k| k["touching"].as_array().into_iter().flatten())
         .map(|pair| (pair[0].as_u64().expect("id"), pair[1].as_u64().expect("id")))
         .collect();
+    let pointing = scene["koans"]
+        .as_array()
+        .expect("koans")
+        .iter()
+        .flat_map(|k| k["pointing"].as_array().cloned().unwrap_or_default())
+        .collect::<Vec<_>>();
     for post in [
         id_of(&scene, "blue", "small"),
         id_of(&scene, "yellow", "small"),
@@ -114,6 +122,12 @@ fn a_bridge_over_two_small_posts_is_read_lying_across_them() {
         assert!(
             touching.contains(&(post, bridge)) || touching.contains(&(bridge, post)),
             "post {post} touches the bridge {bridge}: {touching:?}"
+        );
+        let read = pieces.iter().find(|p| p["id"] == post).expect("post");
+        assert_eq!(read["orientation"], "upright", "post {post}: {read}");
+        assert!(
+            pointing.contains(&serde_json::json!([post, bridge])),
+            "post {post} points at the bridge {bridge}: {pointing:?}"
         );
     }
     assert!(

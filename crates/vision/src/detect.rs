@@ -432,7 +432,14 @@ impl Detector {
                         .filter(|(k, (_, score))| *k == 0 || *score >= close)
                         .map(|(_, reading)| reading);
                     let mut best: Option<(f64, Vec<Detection>, f64)> = None;
+                    // A post stood up under a bridge that now rests on it holds the bridge up:
+                    // it stays standing (it was stood up judged with what the bridge hides of
+                    // it free, which the readings here do not do).
+                    let holds_bridge = self.holds_bridge(&stood, i, &per_region);
                     for (found, score) in readings {
+                        if holds_bridge && !found.iter().any(|d| d.resting == Resting::Upright) {
+                            continue;
+                        }
                         let margin = if bridges(&found) > bridges(&per_region[i]) {
                             self.params.bridging_margin
                         } else {

@@ -10,8 +10,9 @@
 //! as well; read so, it has no tip to hold the bridge up. Before the tips are gathered, each
 //! such piece under one lying flat on the table is tried standing, with what the flat one hides
 //! of it free; it stands where that explains its region nearly as well, and is laid back as it
-//! was unless the flat one is then read across the tips. (Once the bridge rests on it, the
-//! post's region is read again over the bridge like any other, and may lie down again.)
+//! was unless the flat one is then read across the tips. Once the bridge rests on it, the post
+//! stays standing when its region is read again (re-read over the bridge like any other, with
+//! what the bridge hides of it counted against it, it lay down again under a raised bridge).
 
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
@@ -19,7 +20,7 @@ use super::*;
 
 /// A post may stand where that explains its region within this share of its pixels of how
 /// well it was read lying down: it stays standing only if the flat piece then lies across it.
-const POST_TOLERANCE: f64 = 0.06;
+pub(super) const POST_TOLERANCE: f64 = 0.06;
 
 /// A post's region lies within this many pixels of the flat piece's outline's box.
 const NEAR_PX: f64 = 10.0;
@@ -167,6 +168,23 @@ impl Detector {
                 scores[s.post_region] = s.was_score;
             }
         }
+    }
+
+    /// Whether region `r` holds a post stood up by [`Detector::stand_posts_under_flats`] whose
+    /// flat piece is now read lying across tips.
+    pub(super) fn holds_bridge(
+        &self,
+        stood: &[StoodPost],
+        r: usize,
+        per_region: &[Vec<Detection>],
+    ) -> bool {
+        stood.iter().any(|s| {
+            s.post_region == r
+                && per_region[r].iter().any(|d| d.resting == Resting::Upright)
+                && per_region[s.flat_region]
+                    .iter()
+                    .any(|d| d.resting == Resting::Bridging)
+        })
     }
 
     /// Whether an upright piece's tip lies within a flat piece's outline in the image (the
