@@ -319,12 +319,7 @@ fn a_bridge_over_a_post_it_half_hides_is_read_lying_across_both_posts() {
     let off = base_off_mm(found, bridge);
     assert!(off < 3.0, "base {off:.1} mm off: {found}");
     // Both posts are found upright, at full size, pointing up at it.
-    let pointing = scene["koans"]
-        .as_array()
-        .expect("koans")
-        .iter()
-        .flat_map(|k| k["pointing"].as_array().cloned().unwrap_or_default())
-        .collect::<Vec<_>>();
+    let pointing = common::koan_relation(&scene, "pointing");
     for post in truth
         .iter()
         .filter(|p| p.role.as_deref() == Some("bridge_post"))
@@ -365,11 +360,8 @@ fn a_tower_of_one_colour_without_a_visible_rim_is_read_as_a_tower() {
             .find(|p| p["id"] == *id)
             .expect("a tower's piece is a piece")
     };
-    let red_tower = scene["koans"]
-        .as_array()
-        .expect("koans")
-        .iter()
-        .flat_map(|k| k["towers"].as_array().expect("towers").clone())
+    let red_tower = common::koan_relation(&scene, "towers")
+        .into_iter()
         .find(|t| {
             let ids = t.as_array().expect("a tower");
             ids.len() == 2 && ids.iter().all(|id| piece(id)["color"] == "red")

@@ -42,13 +42,8 @@ fn the_samples_tower_of_three_is_one_tower() {
         id_of(&scene, "yellow", "medium"),
         id_of(&scene, "red", "small")
     ]);
-    let towers: Vec<&serde_json::Value> = scene["koans"]
-        .as_array()
-        .expect("koans")
-        .iter()
-        .flat_map(|k| k["towers"].as_array().into_iter().flatten())
-        .collect();
-    assert_eq!(towers, vec![&tower], "{scene}");
+    let towers = common::koan_relation(&scene, "towers");
+    assert_eq!(towers, vec![tower], "{scene}");
 }
 
 /// Black slate under one small lamp (S3): the pieces' shadows are as dark against the table as
@@ -102,25 +97,15 @@ fn a_bridge_over_two_small_posts_is_read_lying_across_them() {
     let bridge = id_of(&scene, "green", "large");
     let on_table = pieces.iter().find(|p| p["id"] == bridge).expect("bridge")["grounded"].clone();
     assert_eq!(on_table, false, "the bridge is raised");
-    let touching: Vec<(u64, u64)> = scene["koans"]
-        .as_array()
-        .expect("koans")
-        .iter()
-        .flat_map(|k| k["touching"].as_array().into_iter().flatten())
-        .map(|pair| (pair[0].as_u64().expect("id"), pair[1].as_u64().expect("id")))
-        .collect();
-    let pointing = scene["koans"]
-        .as_array()
-        .expect("koans")
-        .iter()
-        .flat_map(|k| k["pointing"].as_array().cloned().unwrap_or_default())
-        .collect::<Vec<_>>();
+    let touching = common::koan_relation(&scene, "touching");
+    let pointing = common::koan_relation(&scene, "pointing");
     for post in [
         id_of(&scene, "blue", "small"),
         id_of(&scene, "yellow", "small"),
     ] {
         assert!(
-            touching.contains(&(post, bridge)) || touching.contains(&(bridge, post)),
+            touching.contains(&serde_json::json!([post, bridge]))
+                || touching.contains(&serde_json::json!([bridge, post])),
             "post {post} touches the bridge {bridge}: {touching:?}"
         );
         let read = pieces.iter().find(|p| p["id"] == post).expect("post");

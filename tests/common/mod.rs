@@ -79,3 +79,14 @@ pub fn analyzed_scene_with(
         .expect("scene is JSON");
     (scene, stderr)
 }
+
+/// The entries of a relation (`touching`, `pointing`, `towers` …) over every koan of an analysed
+/// scene: `[a, b]` id pairs, or a tower's ids from the bottom up.
+pub fn koan_relation(scene: &serde_json::Value, relation: &str) -> Vec<serde_json::Value> {
+    scene["koans"]
+        .as_array()
+        .expect("koans")
+        .iter()
+        .flat_map(|k| k[relation].as_array().cloned().unwrap_or_default())
+        .collect()
+}
