@@ -34,6 +34,9 @@ pub struct ColorModel {
     /// Older model files lack it: they read with the shipped value.
     #[serde(default = "shipped_saturation_step")]
     pub min_saturation_step: f64,
+    /// Older model files lack it: they read with the shipped value.
+    #[serde(default = "shipped_shaded_saturation_step")]
+    pub min_shaded_saturation_step: f64,
     pub shadow_chroma_difference: f64,
     pub shadow_dark_ratio: f64,
     pub colors: Vec<ColorPrototype>,
@@ -52,6 +55,10 @@ pub enum PixelClass {
 
 fn shipped_saturation_step() -> f64 {
     6.0
+}
+
+fn shipped_shaded_saturation_step() -> f64 {
+    1.0
 }
 
 /// A table must be this colourful (8-bit Lab chroma) for a piece of its own hue to be told by
@@ -173,12 +180,23 @@ impl ColorModel {
     /// A piece of the table's own colour (green on green baize, blue on blue cloth) differs from
     /// it in chroma by less than `min_chroma_difference` on its lit faces, but always the same
     /// way: the same hue, more saturated (shadows and glare on a cloth are paler and darker). A
-    /// pixel not darker than `shadow_dark_ratio` of the table whose chroma exceeds the table's
-    /// by `min_saturation_step` at the table's hue (see [`ColorModel::twin_colour_of_table`]) is
-    /// that colour. Only a patch of such pixels is (see `segment`): blur leaves single ones on
-    /// the edges of pieces of other colours.
+    /// pixel whose chroma exceeds the table's at the table's hue (see
+    /// [`ColorModel::twin_colour_of_table`]) is that colour: by `min_saturation_step` where it is
+    /// not darker than `shadow_dark_ratio` of the table, by `min_shaded_saturation_step` where
+    /// it is darker but not black (a shaded face). Only a patch of such pixels is (see
+    /// `segment`): blur leaves single ones on the edges of pieces of other colours.
     #[inline]
     pub(crate) fn saturated_twin(&self, lab: [u8; 3], table_lab: [u8; 3]) -> bool {
+        // A shaded face is darker than the table, as the table's shadows are, but they are
+        // never more saturated than the lit table (on a green cloth they lose chroma, on a blue
+        // one they keep about as much), so a smaller step tells it.
+        let step = if at_least_as_light(lab[0], table_lab[0], self.shadow_dark_ratio) {
+            self.min_saturation_step
+        } else if self.not_dark(lab[0], table_lab[0]) {
+            self.min_shaded_saturation_step
+        } else {
+            return false;
+        };
         let ta = i32::from(table_lab[1]) - 128;
         let tb = i32::from(table_lab[2]) - 128;
         let da = i32::from(lab[1]) - i32::from(table_lab[1]);
@@ -189,9 +207,7 @@ impl ColorModel {
         }
         let (along, across) = (f64::from(along), f64::from((da * tb - db * ta).abs()));
         let table_chroma2 = f64::from(ta * ta + tb * tb);
-        along * along >= self.min_saturation_step * self.min_saturation_step * table_chroma2
-            && across <= TWIN_TAN * along
-            && at_least_as_light(lab[0], table_lab[0], self.shadow_dark_ratio)
+        along * along >= step * step * table_chroma2 && across <= TWIN_TAN * along
     }
 
     /// Whether a pixel of 8-bit Lab lightness `l` is lighter than black plastic would be on a
@@ -293,7 +309,7 @@ mod tests {
     }
 
     #[test]
-    fn a_lit_face_of_the_tables_own_colour_is_its_saturated_twin_and_a_shadow_is_not() {
+    fn a_face_of_the_tables_own_colour_lit_or_shaded_is_its_saturated_twin_and_a_shadow_is_not() {
         let model = ColorModel::default();
         // 8-bit Lab as read from a render of green baize under a warm lamp.
         let baize = [104, 99, 150];
@@ -302,14 +318,26 @@ mod tests {
         let shaded_green_face = [81, 96, 152];
         let glare_on_baize = [140, 110, 140];
         assert_eq!(model.classify(lit_green_face, baize), PixelClass::Table);
+        assert_eq!(model.classify(shaded_green_face, baize), PixelClass::Table);
         assert_eq!(
             model.twin_colour_of_table([baize[1], baize[2]]),
             Some(Color::Green)
         );
         assert!(model.saturated_twin(lit_green_face, baize));
+        assert!(model.saturated_twin(shaded_green_face, baize));
         assert!(!model.saturated_twin(shadow_on_baize, baize));
-        assert!(!model.saturated_twin(shaded_green_face, baize));
         assert!(!model.saturated_twin(glare_on_baize, baize));
+        // As dark as black plastic, a pixel is no face of the cloth's colour.
+        assert!(!model.saturated_twin([40, 94, 155], baize));
+        // On a blue cloth (the dev set's) a shadow keeps about the cloth's chroma but gains none:
+        // no twin, however dark.
+        let blue_cloth = [70, 139, 93];
+        assert_eq!(
+            model.twin_colour_of_table([blue_cloth[1], blue_cloth[2]]),
+            Some(Color::Blue)
+        );
+        assert!(!model.saturated_twin([37, 141, 102], blue_cloth));
+        assert!(!model.saturated_twin([40, 145, 97], blue_cloth));
         // Wood is too pale for its hue to hide a yellow piece, and grey has no hue.
         let oak = lab(141.0, 78.0, 20.0);
         assert_eq!(model.twin_colour_of_table([oak[1], oak[2]]), None);

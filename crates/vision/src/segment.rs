@@ -301,14 +301,17 @@ mod tests {
     fn a_green_piece_on_green_baize_is_green_and_a_shadow_or_a_thin_edge_is_table() {
         let baize = [104, 99, 150];
         let lit_green_face = [97, 92, 155];
+        let shaded_green_face = [81, 96, 152];
         let shadow = [81, 102, 145];
         let face = Rect::new(60, 60, 20, 24);
+        let shaded_face = Rect::new(80, 60, 14, 24);
         let edge = Rect::new(160, 40, 1, 40);
         let shade = Rect::new(220, 140, 30, 20);
         let image = frame(
             baize,
             &[
                 (face, lit_green_face),
+                (shaded_face, shaded_green_face),
                 (edge, lit_green_face),
                 (shade, shadow),
             ],
@@ -325,6 +328,11 @@ mod tests {
             count as f64 / f64::from(rect.area())
         };
         assert!(share(face, green) > 0.9, "face {}", share(face, green));
+        assert!(
+            share(shaded_face, green) > 0.9,
+            "shaded face {}",
+            share(shaded_face, green)
+        );
         assert_eq!(share(edge, green), 0.0);
         assert_eq!(share(shade, green), 0.0);
         assert!(share(Rect::new(0, 0, 320, 30), TABLE) == 1.0);
