@@ -20,7 +20,7 @@ use super::*;
 
 /// A post may stand where that explains its region within this share of its pixels of how
 /// well it was read lying down: it stays standing only if the flat piece then lies across it.
-pub(super) const POST_TOLERANCE: f64 = 0.06;
+const POST_TOLERANCE: f64 = 0.06;
 
 /// A post's region lies within this many pixels of the flat piece's outline's box.
 const NEAR_PX: f64 = 10.0;
