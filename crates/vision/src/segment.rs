@@ -209,8 +209,9 @@ fn saturated_twins(
 }
 
 /// Of the table's saturated twins, keeps those with at least [`TWIN_NEIGHBOURS`] of their eight
-/// neighbours of the same class (twins or not): a piece's lit face is a patch, while the blurred
-/// edge of a piece of another colour, or a camera's noise, leaves a pixel or a thin line.
+/// neighbours of the same class (twins or not): a piece's face, lit or shaded, is a patch, while
+/// the blurred edge of a piece of another colour, or a camera's noise, leaves a pixel or a thin
+/// line.
 fn keep_twin_patches(
     classes: &mut [u8],
     twins: &[(usize, Color)],
