@@ -190,8 +190,29 @@ pub fn compare_marks(
     truth_marks: &BTreeMap<KoanId, Mark>,
     found_marks: &BTreeMap<KoanId, Mark>,
 ) -> Count {
+    let marked = truth
+        .koans
+        .iter()
+        .filter(|k| truth_marks.contains_key(&k.id))
+        .count();
+    let otherwise = koans_marked_otherwise(truth, found, pairs, truth_marks, found_marks).len();
+    Count {
+        agree: marked - otherwise,
+        total: marked,
+    }
+}
+
+/// The true koans (with a mark) whose marks the found koans do not agree with, as
+/// [`compare_marks`] counts them.
+pub fn koans_marked_otherwise(
+    truth: &Scene,
+    found: &Scene,
+    pairs: &Pairs,
+    truth_marks: &BTreeMap<KoanId, Mark>,
+    found_marks: &BTreeMap<KoanId, Mark>,
+) -> Vec<KoanId> {
     let found_of_truth: BTreeMap<PieceId, PieceId> = pairs.iter().map(|&(f, t)| (t, f)).collect();
-    let mut count = Count::default();
+    let mut otherwise = Vec::new();
     for koan in &truth.koans {
         let Some(truth_mark) = truth_marks.get(&koan.id) else {
             continue;
@@ -206,9 +227,11 @@ pub fn compare_marks(
             Some(k) if found_koans.len() == 1 => found_marks.get(k) == Some(truth_mark),
             _ => false,
         };
-        count.add(agree);
+        if !agree {
+            otherwise.push(koan.id);
+        }
     }
-    count
+    otherwise
 }
 
 #[cfg(test)]
@@ -280,6 +303,10 @@ mod tests {
         let found_marks = BTreeMap::from([(0, Mark::White), (1, Mark::White)]);
         let marks = compare_marks(&truth, &found, &pairs, &truth_marks, &found_marks);
         assert_eq!(marks, Count { agree: 0, total: 1 });
+        assert_eq!(
+            koans_marked_otherwise(&truth, &found, &pairs, &truth_marks, &found_marks),
+            vec![0]
+        );
         let score = compare_found(&truth, &found, &pairs, &BTreeSet::new());
         assert_eq!(score.grouping, Count { agree: 0, total: 1 });
         let merged = scene(&[5, 6], vec![koan(3, &[5, 6])]);

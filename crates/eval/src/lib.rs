@@ -10,7 +10,9 @@ use std::fmt;
 
 pub mod detected;
 
-pub use detected::{Count, F1, RelationScore, compare_found, compare_marks};
+pub use detected::{
+    Count, F1, RelationScore, compare_found, compare_marks, koans_marked_otherwise,
+};
 
 use koanscope_scene::{Koan, PieceId, Scene};
 use serde::Serialize;

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use koanscope_eval::{Count, RelationScore, compare_found, compare_marks};
+use koanscope_eval::{Count, RelationScore, compare_found, compare_marks, koans_marked_otherwise};
 use koanscope_geometry::Engine;
 use koanscope_rules::{Library, LibraryRule, mark_scene};
 use koanscope_scene::{KoanId, Mark, Piece, PieceId, Scene};
@@ -63,6 +63,9 @@ struct Figures {
     grouping: f64,
     /// Marks under the fifteen beginner rules that agree with the truth's, all rules together.
     beginner_marks: f64,
+    /// The same over the koans that hide no piece: what a camera can be held to (no frame
+    /// shows a piece nested out of sight).
+    beginner_marks_nothing_hidden: f64,
     /// The same per rule (library name).
     beginner_marks_per_rule: BTreeMap<String, f64>,
     /// Hidden nested pieces whose container was flagged as possibly hiding one.
@@ -83,6 +86,8 @@ struct Tallies {
     relations: RelationScore,
     /// Per beginner rule name.
     marks: BTreeMap<String, Count>,
+    /// All beginner rules together, over the true koans that hide no piece.
+    marks_nothing_hidden: Count,
     /// Per hidden true piece: its container was flagged.
     hidden: Count,
     /// Per flagged piece: it hides one.
@@ -96,6 +101,7 @@ impl Tallies {
         for (rule, count) in &other.marks {
             self.marks.entry(rule.clone()).or_default().merge(*count);
         }
+        self.marks_nothing_hidden.merge(other.marks_nothing_hidden);
         self.hidden.merge(other.hidden);
         self.flags.merge(other.flags);
     }
@@ -151,6 +157,7 @@ fn figures(setup: &str, scenes: usize, t: &Tallies) -> Figures {
         tower_f1: t.relations.towers.f1(),
         grouping: t.relations.grouping.rate(),
         beginner_marks: t.all_marks().rate(),
+        beginner_marks_nothing_hidden: t.marks_nothing_hidden.rate(),
         beginner_marks_per_rule: t.marks.iter().map(|(r, c)| (r.clone(), c.rate())).collect(),
         hidden_flagged: t.hidden.rate(),
         flags_hiding: t.flags.rate(),
@@ -300,17 +307,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .into_iter()
                 .map(|(i, j)| (found.pieces[i].id, truth_scene.pieces[j].id))
                 .collect();
-            if args.explain {
-                let lines = explain::disagreements(&engine, &truth_scene, &truth, found, &pairs);
-                if !lines.is_empty() {
-                    let stem = scene_path
-                        .file_stem()
-                        .and_then(|n| n.to_str())
-                        .unwrap_or("?");
-                    explained.push(format!("{name}/{stem}"));
-                    explained.extend(lines.into_iter().map(|l| format!("  {l}")));
-                }
-            }
             let hidden: BTreeSet<PieceId> = truth
                 .iter()
                 .zip(&truth_scene.pieces)
@@ -321,6 +317,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 detection: score_scene(found, &truth, args.pair_px),
                 relations: compare_found(&truth_scene, found, &pairs, &hidden),
                 marks: BTreeMap::new(),
+                marks_nothing_hidden: Count::default(),
                 hidden: Count::default(),
                 flags: Count::default(),
             };
@@ -360,15 +357,42 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .flags
                     .add(truth_of.get(f).is_some_and(|t| hiding.contains(t)));
             }
+            // The rules under which each true koan is marked otherwise, for --explain.
+            let mut otherwise: BTreeMap<KoanId, Vec<&str>> = BTreeMap::new();
             for rule in &rules {
-                let count = compare_marks(
-                    &truth_scene,
-                    found,
-                    &pairs,
-                    &marks(rule, &truth_scene)?,
-                    &marks(rule, found)?,
-                );
+                let (truth_marks, found_marks) = (marks(rule, &truth_scene)?, marks(rule, found)?);
+                let count = compare_marks(&truth_scene, found, &pairs, &truth_marks, &found_marks);
                 scene_tallies.marks.insert(rule.name.clone(), count);
+                let koans =
+                    koans_marked_otherwise(&truth_scene, found, &pairs, &truth_marks, &found_marks);
+                for koan in truth_scene.koans.iter().filter(|k| {
+                    truth_marks.contains_key(&k.id) && !k.pieces.iter().any(|p| hidden.contains(p))
+                }) {
+                    scene_tallies
+                        .marks_nothing_hidden
+                        .add(!koans.contains(&koan.id));
+                }
+                for koan in koans {
+                    otherwise.entry(koan).or_default().push(&rule.name);
+                }
+            }
+            if args.explain {
+                let mut lines =
+                    explain::disagreements(&engine, &truth_scene, &truth, found, &pairs);
+                lines.extend(otherwise.iter().map(|(koan, rules)| {
+                    format!(
+                        "marks    true koan {koan} marked otherwise under {}",
+                        rules.join(", ")
+                    )
+                }));
+                if !lines.is_empty() {
+                    let stem = scene_path
+                        .file_stem()
+                        .and_then(|n| n.to_str())
+                        .unwrap_or("?");
+                    explained.push(format!("{name}/{stem}"));
+                    explained.extend(lines.into_iter().map(|l| format!("  {l}")));
+                }
             }
             per_setup.merge(&scene_tallies);
             progress.inc(1);
@@ -419,25 +443,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     say!("");
     say!(
-        "{:<6} {:>11} {:>11} {:>9} {:>9} {:>15} {:>14} {:>13}",
+        "{:<6} {:>11} {:>11} {:>9} {:>9} {:>15} {:>16} {:>15} {:>13}",
         "setup",
         "touching F1",
         "pointing F1",
         "tower F1",
         "grouping",
         "beginner marks",
+        "marks, all seen",
         "hidden flagged",
         "flags hiding"
     );
     for r in &rows {
         say!(
-            "{:<6} {:>10.1}% {:>10.1}% {:>8.1}% {:>8.1}% {:>14.1}% {:>8}/{:<5} {:>7}/{:<5}",
+            "{:<6} {:>10.1}% {:>10.1}% {:>8.1}% {:>8.1}% {:>14.1}% {:>15.1}% {:>9}/{:<5} {:>7}/{:<5}",
             r.setup,
             100.0 * r.touching_f1,
             100.0 * r.pointing_f1,
             100.0 * r.tower_f1,
             100.0 * r.grouping,
             100.0 * r.beginner_marks,
+            100.0 * r.beginner_marks_nothing_hidden,
             r.hidden_counts.agree,
             r.hidden_counts.total,
             r.flag_counts.agree,
