@@ -470,12 +470,7 @@ impl Detector {
         self.sit_posts_back_down(stood, &mut per_region, &mut scores);
         self.stand_lone_leaners(&cache, camera, &regions, &mut per_region, &refitted_with);
         let found = per_region.into_iter().flatten().collect();
-        let found = without_tinted_shadows(
-            seg,
-            found,
-            self.colors.shadow_dark_ratio,
-            self.params.pale_shadow_share,
-        );
+        let found = without_tinted_shadows(seg, &self.colors, found, self.params.pale_shadow_share);
         Ok(without_cast_shadows(
             seg,
             camera,
