@@ -48,6 +48,16 @@ fn tint_of(seg: &Segmentation, model: &ColorModel, piece: &Detection) -> Tint {
     let table = seg.table_lab_bytes();
     let (mut chroma, mut light) = (Vec::new(), Vec::new());
     let mut on_own_hue = 0;
+    // The table's colour is a wide median, the same over long runs: settle each one once.
+    let mut last_table: Option<([u8; 2], bool)> = None;
+    let mut own_hue = |ab: [u8; 2]| match last_table {
+        Some((seen, own)) if seen == ab => own,
+        _ => {
+            let own = model.twin_colour_of_table(ab) == Some(piece.color);
+            last_table = Some((ab, own));
+            own
+        }
+    };
     for_each_run(&piece.outline_px, |y, xa, xb| {
         if y < 0 || y as usize >= seg.height {
             return;
@@ -60,7 +70,7 @@ fn tint_of(seg: &Segmentation, model: &ColorModel, piece: &Detection) -> Tint {
                 light.push(seg.lightness_ratio_at(x, y));
                 let k = 3 * (y * seg.width + x);
                 if let Some(ab) = table.get(k + 1..k + 3)
-                    && model.twin_colour_of_table([ab[0], ab[1]]) == Some(piece.color)
+                    && own_hue([ab[0], ab[1]])
                 {
                     on_own_hue += 1;
                 }
