@@ -319,6 +319,47 @@ fn a_support_mostly_hidden_by_the_piece_leaning_on_it_is_read_whole() {
     assert!(off < 3.0, "base {off:.1} mm off: {found}");
 }
 
+/// A blue small standing against the base of a blue large lying flat (D3 scene 1): one region,
+/// which the large alone covers best turned off its true heading, over the small. Fitted from
+/// its next best heading, the large leaves the small to be found, touching it.
+#[test]
+fn a_small_standing_against_a_flat_large_of_its_colour_is_found_beside_it() {
+    let Some((scene, truth)) = dev_scene_analyzed("D3", "scene_01") else {
+        return;
+    };
+    let pieces = scene["pieces"].as_array().expect("pieces");
+    let found: Vec<&serde_json::Value> = truth
+        .iter()
+        .filter(|t| {
+            t.role.as_deref().is_some_and(|r| r.starts_with("touch"))
+                && t.color.to_string() == "blue"
+        })
+        .map(|t| {
+            let at = pieces
+                .iter()
+                .filter(|p| p["color"] == "blue")
+                .min_by(|a, b| base_off_mm(a, t).total_cmp(&base_off_mm(b, t)))
+                .unwrap_or_else(|| panic!("no blue piece: {scene}"));
+            assert_eq!(
+                (&at["size"], &at["orientation"]),
+                (&json!(t.size), &json!(t.orientation)),
+                "{at}"
+            );
+            assert!(base_off_mm(at, t) < 3.0, "base off: {at}");
+            at
+        })
+        .collect();
+    let [a, b] = found[..] else {
+        panic!("the truth has two blue pieces touching");
+    };
+    let ids = [a["id"].clone(), b["id"].clone()];
+    let touching = common::koan_relation(&scene, "touching");
+    assert!(
+        touching.contains(&json!(ids)) || touching.contains(&json!([ids[1], ids[0]])),
+        "not touching: {scene}"
+    );
+}
+
 /// A yellow large lying across the tips of a black and a yellow medium (D1 scene 5). Where the
 /// black post meets the bridge and the yellow post, the blur blends their colours into pixels
 /// the table test passes; counted as table, they cut the post short (read a small, leaning) and

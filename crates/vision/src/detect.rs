@@ -216,8 +216,13 @@ pub(crate) type Reading = (Vec<Detection>, f64);
 /// Hypotheses with their scores.
 type Scored = Vec<(f64, Hypothesis)>;
 
-/// What [`Detector::usual_candidates`] finds: scored hypotheses, and tower bases accepted.
-type Usual = (Vec<(f64, Hypothesis)>, Vec<(Detection, f64)>);
+/// What [`Detector::usual_candidates`] finds: scored hypotheses, tower bases accepted, and the
+/// best flat piece turned off its best yaw (see [`Detector::flat_turned_off_best`]).
+type Usual = (
+    Vec<(f64, Hypothesis)>,
+    Vec<(Detection, f64)>,
+    Option<(Detection, f64)>,
+);
 
 /// Fits already made while one frame is fitted, by region state: the pass allowing tilted pieces,
 /// the greedy search's branches and the refits over apexes found elsewhere meet the same states
@@ -641,7 +646,7 @@ impl Detector {
         let Some(centre_px) = region.target_centre() else {
             return Vec::new();
         };
-        let (all, _) = self.usual_candidates(
+        let (all, _, _) = self.usual_candidates(
             cache,
             region,
             &prefix,
@@ -991,6 +996,56 @@ impl Detector {
             .max_by(|a, b| a.0.total_cmp(&b.0))
     }
 
+    /// Where the best single piece for a region lies flat, the same piece fitted from the best
+    /// yaw at least a quarter turn off its own, as a first piece to try beside the others: two
+    /// touching pieces of one colour make one region, and the flat piece that covers it best
+    /// is often turned to cover both, so that no second piece is left to find.
+    fn flat_turned_off_best(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        centre_px: &Point2<f64>,
+        all: &[(f64, Hypothesis)],
+    ) -> Option<(Detection, f64)> {
+        use std::f64::consts::{FRAC_PI_2, TAU};
+        let (best_score, best) = all.iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+        if best.resting != Resting::Flat {
+            return None;
+        }
+        let dims = self.dims(best.size);
+        let start = self.start_on_table(
+            camera,
+            centre_px,
+            best.size,
+            Resting::Flat,
+            flat_tilt(&dims),
+        )?;
+        let apart = |yaw: f64| {
+            let d = (yaw - best.yaw).rem_euclid(TAU);
+            d.min(TAU - d) >= FRAC_PI_2
+        };
+        let (_, seed) = self
+            .yaw_seeds(region, prefix, camera, start, TAU, 24)
+            .into_iter()
+            .find(|(_, h)| apart(h.yaw))?;
+        let free_xy = Freedom {
+            first_step_mm: 4.0,
+            tilt: false,
+        };
+        let (_, h) = self.refine(region, prefix, camera, seed, free_xy, FINE_FROM_MM);
+        let (score, h) = self.refine_fine(region, prefix, camera, h, free_xy);
+        // Alone it must explain less than the best: it is there to leave room for a second
+        // piece, not to turn a piece read alone.
+        if score >= *best_score {
+            return None;
+        }
+        Some((
+            self.accept(region, prefix, camera, &h, f64::INFINITY)?,
+            score,
+        ))
+    }
+
     /// `steps` yaws of a hypothesis over `period`, scored, best first.
     fn yaw_seeds(
         &self,
@@ -1189,7 +1244,12 @@ impl Detector {
         } else {
             Vec::new()
         };
-        let usual = (all, tower_base);
+        let turned = if count > 1 {
+            self.flat_turned_off_best(region, prefix, camera, &centre_px, &all)
+        } else {
+            None
+        };
+        let usual = (all, tower_base, turned);
         cache.usual.borrow_mut().insert(key, usual.clone());
         usual
     }
@@ -1211,7 +1271,7 @@ impl Detector {
             return Vec::new();
         };
         let sizes = [Size::Small, Size::Medium, Size::Large];
-        let (mut all, tower_base) =
+        let (mut all, tower_base, turned) =
             self.usual_candidates(cache, region, &prefix, camera, supports, count, &centre_px);
         let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
             if let Some(c) = c
@@ -1279,6 +1339,7 @@ impl Detector {
             chosen.extend(accepted.find(|(d, _)| d.resting == Resting::Upright));
         }
         chosen.extend(tower_base);
+        chosen.extend(turned);
         chosen
     }
 
