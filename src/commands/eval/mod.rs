@@ -75,6 +75,7 @@ struct Figures {
     counts: DetectionScore,
     relation_counts: RelationScore,
     mark_counts: BTreeMap<String, Count>,
+    mark_counts_nothing_hidden: Count,
     hidden_counts: Count,
     flag_counts: Count,
 }
@@ -164,6 +165,7 @@ fn figures(setup: &str, scenes: usize, t: &Tallies) -> Figures {
         counts: s.clone(),
         relation_counts: t.relations.clone(),
         mark_counts: t.marks.clone(),
+        mark_counts_nothing_hidden: t.marks_nothing_hidden,
         hidden_counts: t.hidden,
         flag_counts: t.flags,
     }
