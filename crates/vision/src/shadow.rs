@@ -210,7 +210,7 @@ mod tests {
     #[test]
     fn a_piece_on_a_table_of_its_own_hue_is_no_shadow_however_little_it_differs() {
         // Green baize, 8-bit Lab; a green face in shade, and a lit one that differs from the
-        // cloth by less than a third as much (see `ColorModel::saturated_twin`).
+        // cloth by less than 0.4 as much (see `ColorModel::saturated_twin`).
         let baize = [104.0, 99.0, 150.0, 0.0];
         let mut lab = Mat::new_rows_cols_with_default(240, 320, CV_8UC3, baize.into()).unwrap();
         let shaded = Rect::new(60, 100, 20, 24);
