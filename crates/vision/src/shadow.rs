@@ -133,6 +133,21 @@ mod tests {
     use opencv::core::{CV_8UC3, Mat, Point, Rect, Scalar, Vector};
     use opencv::imgproc;
 
+    /// A piece of that colour and size found with that outline (its pose plays no part here).
+    fn detection(color: Color, size: Size, outline_px: Vec<Point2<f64>>) -> Detection {
+        Detection {
+            color,
+            size,
+            resting: Resting::Upright,
+            table_from_piece: Isometry3::identity(),
+            image_xy: outline_px[0],
+            confidence: 0.9,
+            outline_px,
+            rim_share: None,
+            shaded_choice: None,
+        }
+    }
+
     /// A red large upright, and beside it a patch of the given colour (BGR) where a shadow
     /// would fall; each as a detection of a red piece.
     fn piece_and_patch(patch_bgr: [f64; 3]) -> (Segmentation, Vec<Detection>) {
@@ -158,20 +173,9 @@ mod tests {
         let [b, g, r] = patch_bgr;
         imgproc::fill_poly_def(&mut frame, &polygons, Scalar::new(b, g, r, 0.0)).unwrap();
         let seg = segment(&frame, &ColorModel::default()).unwrap();
-        let detection = |outline_px: Vec<Point2<f64>>, size| Detection {
-            color: Color::Red,
-            size,
-            resting: Resting::Upright,
-            table_from_piece: Isometry3::identity(),
-            image_xy: outline_px[0],
-            confidence: 0.9,
-            outline_px,
-            rim_share: None,
-            shaded_choice: None,
-        };
         let found = vec![
-            detection(outline, Size::Large),
-            detection(patch, Size::Small),
+            detection(Color::Red, Size::Large, outline),
+            detection(Color::Red, Size::Small, patch),
         ];
         (seg, found)
     }
@@ -235,17 +239,7 @@ mod tests {
                     )
                 })
                 .collect();
-            Detection {
-                color: Color::Green,
-                size: Size::Small,
-                resting: Resting::Upright,
-                table_from_piece: Isometry3::identity(),
-                image_xy: outline_px[0],
-                confidence: 0.9,
-                outline_px,
-                rim_share: None,
-                shaded_choice: None,
-            }
+            detection(Color::Green, Size::Small, outline_px)
         };
         let found = vec![piece(shaded), piece(lit)];
         let (strong, faint) = (
