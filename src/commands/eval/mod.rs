@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use koanscope_eval::{Count, RelationScore, compare_found, compare_marks, koans_marked_otherwise};
+use koanscope_eval::{Count, RelationScore, compare_found, koans_marked_otherwise};
 use koanscope_geometry::Engine;
 use koanscope_rules::{Library, LibraryRule, mark_scene};
 use koanscope_scene::{KoanId, Mark, Piece, PieceId, Scene};
@@ -359,21 +359,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .flags
                     .add(truth_of.get(f).is_some_and(|t| hiding.contains(t)));
             }
+            // The true koans that hold a hidden piece, which no frame shows.
+            let hides_a_piece: BTreeSet<KoanId> = truth_scene
+                .koans
+                .iter()
+                .filter(|k| k.pieces.iter().any(|p| hidden.contains(p)))
+                .map(|k| k.id)
+                .collect();
             // The rules under which each true koan is marked otherwise, for --explain.
             let mut otherwise: BTreeMap<KoanId, Vec<&str>> = BTreeMap::new();
             for rule in &rules {
                 let (truth_marks, found_marks) = (marks(rule, &truth_scene)?, marks(rule, found)?);
-                let count = compare_marks(&truth_scene, found, &pairs, &truth_marks, &found_marks);
-                scene_tallies.marks.insert(rule.name.clone(), count);
                 let koans =
                     koans_marked_otherwise(&truth_scene, found, &pairs, &truth_marks, &found_marks);
-                for koan in truth_scene.koans.iter().filter(|k| {
-                    truth_marks.contains_key(&k.id) && !k.pieces.iter().any(|p| hidden.contains(p))
-                }) {
-                    scene_tallies
-                        .marks_nothing_hidden
-                        .add(!koans.contains(&koan.id));
+                // One case per true koan with a mark (as `compare_marks` counts them).
+                let mut count = Count::default();
+                for koan in truth_scene
+                    .koans
+                    .iter()
+                    .filter(|k| truth_marks.contains_key(&k.id))
+                {
+                    let agree = !koans.contains(&koan.id);
+                    count.add(agree);
+                    if !hides_a_piece.contains(&koan.id) {
+                        scene_tallies.marks_nothing_hidden.add(agree);
+                    }
                 }
+                scene_tallies.marks.insert(rule.name.clone(), count);
                 for koan in koans {
                     otherwise.entry(koan).or_default().push(&rule.name);
                 }
