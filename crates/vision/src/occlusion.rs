@@ -77,7 +77,11 @@ impl Solid {
 
 /// Pixels that agree with the depth order of `these` pieces against `others`, less those that
 /// contradict it, over the overlaps of their silhouettes: an overlap pixel of one piece's colour
-/// says that piece is the nearer there. Pairs of one colour tell nothing and are skipped.
+/// says that piece is the nearer there. Only pixels of one of `these` pieces shown in front
+/// count for them: one of `others` shown where one of these is put behind it is what a piece
+/// fitted too big would overlap as well, and counted, it let a reading with a post a size too
+/// big outweigh the right one (a bridge in D3 scene 3). Pairs of one colour tell nothing and
+/// are skipped.
 pub(crate) fn depth_order_evidence(
     seg: &Segmentation,
     camera: &Camera,
@@ -128,7 +132,13 @@ pub(crate) fn depth_order_evidence(
                         continue;
                     };
                     let a_nearer = depth_a < depth_b;
-                    evidence += if a_nearer == a_shows { 1.0 } else { -1.0 };
+                    evidence += match (a_shows, a_nearer) {
+                        (true, true) => 1.0,
+                        (true, false) | (false, true) => -1.0,
+                        // What a piece behind another would show, but also what a silhouette
+                        // fitted a size too big would: no credit for overlapping more.
+                        (false, false) => 0.0,
+                    };
                 }
             }
         }
@@ -159,31 +169,34 @@ mod tests {
     use koanscope_geometry::PyramidDims;
     use koanscope_scene::{Color, Size};
 
+    /// An upright piece standing on the table at `at` (mm), as the detector would report it.
+    fn upright(camera: &Camera, color: Color, size: Size, at: Point2<f64>) -> Detection {
+        let dims = PieceModels::default().dims(size);
+        let pose = pose_on_table(&dims, 0.0, at.x, at.y, 0.2);
+        Detection {
+            color,
+            size,
+            resting: Resting::Upright,
+            table_from_piece: pose,
+            image_xy: camera
+                .project_table(&(pose * centroid_piece(&dims)))
+                .unwrap(),
+            confidence: 1.0,
+            outline_px: silhouette(camera, &dims, &pose).unwrap(),
+            rim_share: None,
+            shaded_choice: None,
+        }
+    }
+
     #[test]
     fn the_frame_tells_which_of_two_overlapping_pieces_is_in_front() {
         let camera = table_camera();
         let models = PieceModels::default();
-        let detection = |color: Color, size: Size, x: f64, y: f64| {
-            let pose = pose_on_table(&models.dims(size), 0.0, x, y, 0.2);
-            Detection {
-                color,
-                size,
-                resting: Resting::Upright,
-                table_from_piece: pose,
-                image_xy: camera
-                    .project_table(&(pose * centroid_piece(&models.dims(size))))
-                    .unwrap(),
-                confidence: 1.0,
-                outline_px: silhouette(&camera, &models.dims(size), &pose).unwrap(),
-                rim_share: None,
-                shaded_choice: None,
-            }
-        };
         // A medium blue piece 30 mm nearer the camera than a large red one.
-        let back = detection(Color::Red, Size::Large, 60.0, 60.0);
+        let back = upright(&camera, Color::Red, Size::Large, Point2::new(60.0, 60.0));
         let towards_camera = (camera.centre_table().xy() - Point2::new(60.0, 60.0)).normalize();
         let front_at = Point2::new(60.0, 60.0) + towards_camera * 30.0;
-        let front = detection(Color::Blue, Size::Medium, front_at.x, front_at.y);
+        let front = upright(&camera, Color::Blue, Size::Medium, front_at);
         let drawn = |first: &Detection, second: &Detection| {
             let frame = draw_pieces(
                 &camera,
@@ -215,6 +228,46 @@ mod tests {
             std::slice::from_ref(&back),
         );
         assert!(disagree < -100.0, "{disagree}");
+    }
+
+    #[test]
+    fn a_piece_put_behind_another_gains_nothing_from_the_overlap_however_big() {
+        let camera = table_camera();
+        let models = PieceModels::default();
+        // A red small 25 mm behind a blue medium, as the camera sees them.
+        let back_at = Point2::new(60.0, 60.0);
+        let towards_camera = (camera.centre_table().xy() - back_at).normalize();
+        let front = upright(
+            &camera,
+            Color::Blue,
+            Size::Medium,
+            back_at + towards_camera * 25.0,
+        );
+        let back = upright(&camera, Color::Red, Size::Small, back_at);
+        let frame = draw_pieces(
+            &camera,
+            &[
+                (back.color, back.size, back.table_from_piece),
+                (front.color, front.size, front.table_from_piece),
+            ],
+        )
+        .unwrap();
+        let seen = segment(&frame, &ColorModel::default()).unwrap();
+        let evidence = |piece: &Detection| {
+            depth_order_evidence(
+                &seen,
+                &camera,
+                &models,
+                std::slice::from_ref(piece),
+                std::slice::from_ref(&front),
+            )
+        };
+        // The red piece read a size too big overlaps the blue one more: the blue shown there
+        // does not make that reading likelier than the right one.
+        let too_big = upright(&camera, Color::Red, Size::Large, back_at);
+        let (right, wrong) = (evidence(&back), evidence(&too_big));
+        assert!(right.abs() <= 2.0, "{right}");
+        assert!(wrong <= right, "{wrong} > {right}");
     }
 
     #[test]
