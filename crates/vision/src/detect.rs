@@ -258,6 +258,12 @@ struct Freedom {
     tilt: bool,
 }
 
+/// The coarse search of a piece on the table or on tips: moved first in 4 mm steps, tilt kept.
+const ACROSS_TABLE: Freedom = Freedom {
+    first_step_mm: 4.0,
+    tilt: false,
+};
+
 /// Finds pieces in frames from one calibrated camera.
 pub struct Detector {
     pub colors: ColorModel,
@@ -1029,10 +1035,7 @@ impl Detector {
             .yaw_seeds(region, prefix, camera, start, TAU, 24)
             .into_iter()
             .find(|(_, h)| apart(h.yaw))?;
-        let free_xy = Freedom {
-            first_step_mm: 4.0,
-            tilt: false,
-        };
+        let free_xy = ACROSS_TABLE;
         let (_, h) = self.refine(region, prefix, camera, seed, free_xy, FINE_FROM_MM);
         let (score, h) = self.refine_fine(region, prefix, camera, h, free_xy);
         // Alone it must explain less than the best: it is there to leave room for a second
@@ -1113,10 +1116,7 @@ impl Detector {
         let centre_px = *centre_px;
         let mut all: Vec<(f64, Hypothesis)> = Vec::new();
         let sizes = [Size::Small, Size::Medium, Size::Large];
-        let free_xy = Freedom {
-            first_step_mm: 4.0,
-            tilt: false,
-        };
+        let free_xy = ACROSS_TABLE;
         let region_key = fit_key(region, &[], false);
         let cached = cache.on_table.borrow().get(&region_key).cloned();
         let on_table = match cached {
@@ -1484,10 +1484,7 @@ impl Detector {
                 })
                 .max_by(|a, b| joint(a).total_cmp(&joint(b)));
             let Some(seed) = seed else { continue };
-            let freedom = Freedom {
-                first_step_mm: 4.0,
-                tilt: false,
-            };
+            let freedom = ACROSS_TABLE;
             let (score, h, step_mm) = pattern_search(seed, freedom, FINE_FROM_MM, joint);
             coarse.push((score, h, top, step_mm));
         }
