@@ -21,6 +21,7 @@
 
 mod engine;
 pub mod fixtures;
+mod hidden;
 mod model;
 mod params;
 mod place;
@@ -28,6 +29,7 @@ mod placed;
 mod ray;
 
 pub use engine::Engine;
+pub use hidden::may_hide;
 pub use model::{DEFAULT_MODELS_TOML, PieceModels, PyramidDims};
 pub use params::{CallWindows, Thresholds};
 pub use place::{Placer, REST_CLEARANCE_MM};

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use koanscope_geometry::{Engine, PyramidDims};
-use koanscope_scene::{JudgmentCall, KoanId, Orientation, Piece, PieceId, Scene, Size};
+use koanscope_geometry::{Engine, PyramidDims, may_hide};
+use koanscope_scene::{JudgmentCall, KoanId, Piece, PieceId, Scene};
 use nalgebra::{Isometry3, Translation3};
 use opencv::core::{self, Mat, Point, Scalar, Vector};
 use opencv::imgproc;
@@ -28,7 +28,9 @@ pub struct Analysis {
     pub detections: Vec<Detection>,
     /// Conditions that make the result doubtful (dark frame, nothing found), with what to do.
     pub warnings: Vec<String>,
-    /// Pieces that may hide a smaller piece nested inside them, unseen (see [`may_hide`]).
+    /// Pieces that may hide a smaller piece nested inside them, unseen
+    /// ([`koanscope_geometry::may_hide`]: silhouettes cannot see inside, and the colour seen
+    /// through translucent plastic is not read).
     pub possibly_hiding: Vec<PossiblyHiding>,
 }
 
@@ -38,18 +40,6 @@ pub struct Analysis {
 pub struct PossiblyHiding {
     pub koan: Option<KoanId>,
     pub piece: PieceId,
-}
-
-/// Whether a piece could hold a smaller one hidden inside it: a medium or large piece standing
-/// upright on the table (a smaller piece put under it would be inside, and a bigger piece put
-/// over a smaller one slides down to the table). Silhouettes cannot see inside; only the colour
-/// of translucent plastic could, and the fit does not read it yet.
-pub fn may_hide(piece: &Piece) -> bool {
-    piece.size != Size::Small
-        && piece
-            .attributes
-            .as_ref()
-            .is_some_and(|a| a.orientation == Orientation::Upright && a.grounded)
 }
 
 /// Finds the pieces in a frame and derives their attributes, relations and koans.
@@ -422,7 +412,7 @@ fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use koanscope_scene::Color;
+    use koanscope_scene::{Color, Size};
     use nalgebra::{Point3, Vector3};
 
     #[test]

@@ -34,9 +34,7 @@ mod shadow;
 pub mod steadiness;
 pub mod target;
 
-pub use analyze::{
-    Analysis, PossiblyHiding, analyze, analyze_remembering, may_hide, write_overlay,
-};
+pub use analyze::{Analysis, PossiblyHiding, analyze, analyze_remembering, write_overlay};
 pub use board_views::{BoardSpread, Coverage, Look, PickParams, ViewPicker};
 pub use calibration::{
     BoardView, Calibration, Chessboard, Intrinsics, IntrinsicsQuality, IntrinsicsReport, LensModel,
@@ -51,6 +49,7 @@ pub use detect::{
     relearn_colors_labelled,
 };
 pub use error::VisionError;
+pub use koanscope_geometry::may_hide;
 pub use memory::{FitMemory, MemoryUse};
 pub use overlay::{KoanShape, OverlayShapes, PieceShape};
 pub use pose::Resting;
