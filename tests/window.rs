@@ -318,6 +318,43 @@ fn the_console_shows_every_koan_with_its_suggested_mark() {
     harness.snapshot("console_sample_table");
 }
 
+/// A piece hidden under a piece standing on the table is out of the camera's sight; where one
+/// would change a koan's mark, the console says which piece to lift, and only there.
+#[test]
+fn the_console_says_which_piece_to_lift_where_a_hidden_piece_would_change_the_mark() {
+    const TWO: &str = "A koan has the Buddha-nature if it contains exactly two pieces.";
+    let mut harness = console_harness(table(TWO, feed("scene_00")));
+    harness.run();
+    let views = harness.state().table.koan_views();
+    for k in &views {
+        let (mark, _) = k.suggested.clone().expect("the rule reads every koan");
+        let could_hide = k
+            .scene
+            .pieces
+            .iter()
+            .find(|p| koanscope_geometry::may_hide(p));
+        match (mark, could_hide) {
+            // Two pieces, one a piece could hide under: a third would make it black.
+            (Mark::White, Some(outer)) => {
+                let hidden = k.hidden.clone().expect("a hidden piece would change it");
+                assert!(
+                    hidden.starts_with(&format!("lift #{} ", outer.id))
+                        && hidden.contains("a red small hidden under it would make it black"),
+                    "{hidden}"
+                );
+                harness.get_by_label(&format!("may hide a piece: {hidden}"));
+            }
+            // Not two pieces, so black whatever hides; or nothing to hide under.
+            _ => assert_eq!(k.hidden, None, "koan #{}", k.tracked),
+        }
+    }
+    assert!(
+        views.iter().any(|k| k.hidden.is_some()),
+        "S1/scene_00 has a koan of two pieces, one a large standing: {views:?}"
+    );
+    harness.snapshot("console_hidden_piece");
+}
+
 #[test]
 fn the_master_splits_a_piece_off_and_merges_two_koans_and_the_books_take_them_so() {
     let mut harness = console_harness(table(RED, feed("scene_00")));

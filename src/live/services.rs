@@ -1,18 +1,20 @@
-//! The rule engine's counter-example search and the geometry engine's regrouping, for the
-//! Master's console.
+//! The rule engine's counter-example search, and the geometry engine's regrouping and hidden
+//! pieces, for the Master's console.
 
 use koanscope_builder::GeometryRealiser;
 use koanscope_game::Game;
 use koanscope_geometry::Engine;
 use koanscope_rules::{SearchOptions, SearchResult, find_counterexample};
-use koanscope_scene::Scene;
+use koanscope_scene::{Color, PieceId, Scene, Size};
 use koanscope_ui::{Services, Suggestion};
 
-/// Counter-examples built for real (build plans placed and checked by the geometry engine), and
-/// relations derived again within the koans the Master merged or split.
+/// Counter-examples built for real (build plans placed and checked by the geometry engine),
+/// relations derived again within the koans the Master merged or split, and koans with a piece
+/// put where the camera cannot see it (under a piece standing on the table).
 #[derive(Default)]
 pub struct RuleServices {
     realiser: GeometryRealiser,
+    engine: Engine,
 }
 
 impl Services for RuleServices {
@@ -40,7 +42,17 @@ impl Services for RuleServices {
 
     fn regroup(&self, scene: &Scene) -> Result<Scene, String> {
         let mut scene = scene.clone();
-        Engine::default().derive_keeping_koans(&mut scene);
+        self.engine.derive_keeping_koans(&mut scene);
         Ok(scene)
+    }
+
+    fn with_hidden_piece(
+        &self,
+        scene: &Scene,
+        container: PieceId,
+        size: Size,
+        color: Color,
+    ) -> Option<Scene> {
+        self.engine.with_hidden_piece(scene, container, size, color)
     }
 }

@@ -390,6 +390,12 @@ fn koans(ui: &mut Ui, table: &mut LiveTable, state: &mut ConsoleState) {
                 format!("near call ({}): {}", call.what, call.note),
             );
         }
+        if let Some(hidden) = &k.hidden {
+            ui.colored_label(
+                Color32::from_rgb(255, 190, 60),
+                format!("may hide a piece: {hidden}"),
+            );
+        }
         for c in &k.corrections {
             ui.label(format!("corrected: {c}"));
         }
@@ -620,7 +626,7 @@ fn attributes_view(
                 }
             }
         }
-        let near = !k.judgment_calls.is_empty();
+        let near = !k.judgment_calls.is_empty() || k.hidden.is_some();
         let stroke = if near {
             Stroke::new(3.0, Color32::from_rgb(255, 170, 40))
         } else {

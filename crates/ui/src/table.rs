@@ -3,14 +3,16 @@
 //! the console is a method here, so the whole of a game can be played (and tested) without
 //! drawing anything. A refused move changes nothing and says why.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use koanscope_game::{
     Event, Game, KoanNo, LoggedCorrection, Note, Phase, SessionId, Store, StoreError, fingerprint,
     narrate,
 };
-use koanscope_scene::{JudgmentCall, Mark, PieceId, Scene};
+use koanscope_scene::{Color, JudgmentCall, Mark, PieceId, Scene, Size};
 
 use crate::correct::Correction;
 use crate::feed::{FeedUpdate, KoanState, Picture, PictureUpdate, TableFeed, TrackedKoan};
@@ -26,6 +28,19 @@ pub trait Services {
     /// merged or split koans). The default keeps the relations it has (none between the parts).
     fn regroup(&self, scene: &Scene) -> Result<Scene, String> {
         Ok(scene.clone())
+    }
+
+    /// The document with a `color` piece of `size` hidden under piece `container`, everything
+    /// derived again; `None` where no piece could hide there. The default has no geometry and
+    /// says `None`.
+    fn with_hidden_piece(
+        &self,
+        _scene: &Scene,
+        _container: PieceId,
+        _size: Size,
+        _color: Color,
+    ) -> Option<Scene> {
+        None
     }
 }
 
@@ -161,6 +176,9 @@ pub struct KoanView {
     /// What the secret rule says, with the reason.
     pub suggested: Option<(Mark, String)>,
     pub judgment_calls: Vec<JudgmentCall>,
+    /// Where a piece hidden under one of the koan's would change the rule's mark: which piece
+    /// to lift, and why (the camera cannot see under a piece standing on the table).
+    pub hidden: Option<String>,
     pub disturbed: bool,
     /// The tracked koans whose pieces it holds (more than one after a merge; for a piece split
     /// off, the koan it came from).
@@ -182,7 +200,22 @@ pub struct LiveTable {
     /// Log koans, marks and break-downs as the rule says, without waiting for clicks (the
     /// demo, and koanscope as the Master).
     auto_master: bool,
+    /// What a hidden piece would change, by koan document and rule ([`LiveTable::hidden_change`]
+    /// derives up to ten koans a piece; the console asks every frame).
+    hidden_changes: RefCell<HashMap<u64, Option<String>>>,
 }
+
+/// The colours a hidden piece is tried in: the standard four and black.
+const HIDDEN_COLOURS: [Color; 5] = [
+    Color::Red,
+    Color::Yellow,
+    Color::Green,
+    Color::Blue,
+    Color::Black,
+];
+
+/// The hidden-piece answers kept before they are all dropped (a koan moved, a new rule).
+const HIDDEN_CHANGES_KEPT: usize = 256;
 
 fn now_ms() -> i64 {
     SystemTime::now()
@@ -222,6 +255,7 @@ impl LiveTable {
             messages: Vec::new(),
             suggestion: None,
             auto_master: false,
+            hidden_changes: RefCell::default(),
         }
     }
 
@@ -480,6 +514,7 @@ impl LiveTable {
             view.scene = scene;
         }
         view.suggested = self.game.rule_mark(&view.scene).ok();
+        view.hidden = self.hidden_change(&view.scene, view.suggested.as_ref());
         view.judgment_calls = view
             .scene
             .koans
@@ -540,6 +575,55 @@ impl LiveTable {
         }
     }
 
+    /// Where a piece hidden under one of the koan's pieces would make the secret rule mark it
+    /// otherwise than `suggested`: the first such piece, size and colour, in words for the
+    /// Master. Every smaller size in [`HIDDEN_COLOURS`] is tried under every piece that could
+    /// hide one; remembered by document and rule.
+    fn hidden_change(&self, scene: &Scene, suggested: Option<&(Mark, String)>) -> Option<String> {
+        let (mark, _) = suggested?;
+        let key = {
+            let mut h = DefaultHasher::new();
+            self.game.secret_rule().hash(&mut h);
+            for p in &scene.pieces {
+                (p.id, p.koan, p.color, p.size).hash(&mut h);
+                let pose = p.table_from_piece.to_homogeneous();
+                pose.iter().for_each(|v| v.to_bits().hash(&mut h));
+            }
+            h.finish()
+        };
+        if let Some(known) = self.hidden_changes.borrow().get(&key) {
+            return known.clone();
+        }
+        let change = scene.pieces.iter().find_map(|outer| {
+            let smaller = Size::ALL.iter().filter(|&&s| s < outer.size);
+            smaller.copied().find_map(|size| {
+                HIDDEN_COLOURS.into_iter().find_map(|color| {
+                    let with = self
+                        .services
+                        .with_hidden_piece(scene, outer.id, size, color)?;
+                    let (other, reason) = self.game.rule_mark(&with).ok()?;
+                    (other != *mark).then(|| {
+                        format!(
+                            "lift #{} {} {}: a {} {} hidden under it would make it {} ({reason})",
+                            outer.id,
+                            outer.color.word(),
+                            outer.size.word(),
+                            color.word(),
+                            size.word(),
+                            other.word(),
+                        )
+                    })
+                })
+            })
+        });
+        let mut known = self.hidden_changes.borrow_mut();
+        if known.len() >= HIDDEN_CHANGES_KEPT {
+            known.clear();
+        }
+        known.insert(key, change.clone());
+        change
+    }
+
     /// The koan whose view shows tracked koan `tracked` after a merge, if it was merged.
     pub fn merged_into(&self, tracked: u64) -> Option<u64> {
         self.regroups.iter().find_map(|r| match r.regroup {
@@ -560,6 +644,7 @@ impl LiveTable {
         let no = self.links.get(&tracked).copied();
         let logged = no.and_then(|n| self.game.koan(n));
         let suggested = self.game.rule_mark(&scene).ok();
+        let hidden = self.hidden_change(&scene, suggested.as_ref());
         let judgment_calls = scene
             .koans
             .first()
@@ -586,6 +671,7 @@ impl LiveTable {
             mark: logged.and_then(|k| k.mark),
             suggested,
             judgment_calls,
+            hidden,
             disturbed: logged.is_some_and(|k| k.disturbed),
             sources: vec![tracked],
         })
