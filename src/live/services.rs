@@ -3,9 +3,9 @@
 
 use koanscope_builder::GeometryRealiser;
 use koanscope_game::Game;
-use koanscope_geometry::Engine;
+use koanscope_geometry::{Engine, HiddenPiece};
 use koanscope_rules::{SearchOptions, SearchResult, find_counterexample};
-use koanscope_scene::{Color, PieceId, Scene, Size};
+use koanscope_scene::Scene;
 use koanscope_ui::{Services, Suggestion};
 
 /// Counter-examples built for real (build plans placed and checked by the geometry engine),
@@ -46,13 +46,7 @@ impl Services for RuleServices {
         Ok(scene)
     }
 
-    fn with_hidden_piece(
-        &self,
-        scene: &Scene,
-        container: PieceId,
-        size: Size,
-        color: Color,
-    ) -> Option<Scene> {
-        self.engine.with_hidden_piece(scene, container, size, color)
+    fn hidden_pieces(&self, scene: &Scene) -> Vec<HiddenPiece> {
+        self.engine.hidden_pieces(scene)
     }
 }

@@ -16,7 +16,48 @@ pub fn may_hide(piece: &Piece) -> bool {
             .is_some_and(|a| a.orientation == Orientation::Upright && a.grounded)
 }
 
+/// The colours a hidden piece is tried in: the standard four and black.
+pub const HIDDEN_COLOURS: [Color; 5] = [
+    Color::Red,
+    Color::Yellow,
+    Color::Green,
+    Color::Blue,
+    Color::Black,
+];
+
+/// A piece the camera could not see, and the scene with it.
+#[derive(Debug, Clone)]
+pub struct HiddenPiece {
+    /// The piece it hides under.
+    pub under: PieceId,
+    pub size: Size,
+    pub color: Color,
+    /// The scene with it, everything derived again.
+    pub scene: Scene,
+}
+
 impl Engine {
+    /// Every way one piece could hide in `scene`: under each piece that could hide one, each
+    /// smaller size, in each of [`HIDDEN_COLOURS`], in that order.
+    pub fn hidden_pieces(&self, scene: &Scene) -> Vec<HiddenPiece> {
+        let mut found = Vec::new();
+        for outer in scene.pieces.iter().filter(|p| may_hide(p)) {
+            for &size in Size::ALL.iter().filter(|&&s| s < outer.size) {
+                for color in HIDDEN_COLOURS {
+                    if let Some(with) = self.with_hidden_piece(scene, outer.id, size, color) {
+                        found.push(HiddenPiece {
+                            under: outer.id,
+                            size,
+                            color,
+                            scene: with,
+                        });
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// The scene with a `color` piece of `size` hidden under `container`: standing on the table
     /// inside it, on the same base centre and turned as it is, in its koan, everything derived
     /// again (keeping the koans). `None` where the scene has no such container, it could not
@@ -116,5 +157,9 @@ mod tests {
         assert!(!hides(1, Size::Small), "under a large lying flat");
         assert!(!hides(2, Size::Small), "under a small");
         assert!(!hides(9, Size::Small), "under no piece");
+        // Under the medium only, a small in each colour.
+        let all = engine.hidden_pieces(&scene);
+        assert_eq!(all.len(), HIDDEN_COLOURS.len());
+        assert!(all.iter().all(|h| h.under == 0 && h.size == Size::Small));
     }
 }

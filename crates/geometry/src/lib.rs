@@ -29,7 +29,7 @@ mod placed;
 mod ray;
 
 pub use engine::Engine;
-pub use hidden::may_hide;
+pub use hidden::{HIDDEN_COLOURS, HiddenPiece, may_hide};
 pub use model::{DEFAULT_MODELS_TOML, PieceModels, PyramidDims};
 pub use params::{CallWindows, Thresholds};
 pub use place::{Placer, REST_CLEARANCE_MM};

@@ -12,7 +12,8 @@ use koanscope_game::{
     Event, Game, KoanNo, LoggedCorrection, Note, Phase, SessionId, Store, StoreError, fingerprint,
     narrate,
 };
-use koanscope_scene::{Color, JudgmentCall, Mark, PieceId, Scene, Size};
+use koanscope_geometry::HiddenPiece;
+use koanscope_scene::{JudgmentCall, Mark, PieceId, Scene};
 
 use crate::correct::Correction;
 use crate::feed::{FeedUpdate, KoanState, Picture, PictureUpdate, TableFeed, TrackedKoan};
@@ -30,17 +31,10 @@ pub trait Services {
         Ok(scene.clone())
     }
 
-    /// The document with a `color` piece of `size` hidden under piece `container`, everything
-    /// derived again; `None` where no piece could hide there. The default has no geometry and
-    /// says `None`.
-    fn with_hidden_piece(
-        &self,
-        _scene: &Scene,
-        _container: PieceId,
-        _size: Size,
-        _color: Color,
-    ) -> Option<Scene> {
-        None
+    /// Every way one piece could hide in the document where the camera cannot see it (see
+    /// `Engine::hidden_pieces`). The default has no geometry and finds none.
+    fn hidden_pieces(&self, _scene: &Scene) -> Vec<HiddenPiece> {
+        Vec::new()
     }
 }
 
@@ -204,15 +198,6 @@ pub struct LiveTable {
     /// derives up to ten koans a piece; the console asks every frame).
     hidden_changes: RefCell<HashMap<u64, Option<String>>>,
 }
-
-/// The colours a hidden piece is tried in: the standard four and black.
-const HIDDEN_COLOURS: [Color; 5] = [
-    Color::Red,
-    Color::Yellow,
-    Color::Green,
-    Color::Blue,
-    Color::Black,
-];
 
 /// The hidden-piece answers kept before they are all dropped (a koan moved, a new rule).
 const HIDDEN_CHANGES_KEPT: usize = 256;
@@ -577,8 +562,7 @@ impl LiveTable {
 
     /// Where a piece hidden under one of the koan's pieces would make the secret rule mark it
     /// otherwise than `suggested`: the first such piece, size and colour, in words for the
-    /// Master. Every smaller size in [`HIDDEN_COLOURS`] is tried under every piece that could
-    /// hide one; remembered by document and rule.
+    /// Master. Remembered by document and rule.
     fn hidden_change(&self, scene: &Scene, suggested: Option<&(Mark, String)>) -> Option<String> {
         let (mark, _) = suggested?;
         let key = {
@@ -594,28 +578,25 @@ impl LiveTable {
         if let Some(known) = self.hidden_changes.borrow().get(&key) {
             return known.clone();
         }
-        let change = scene.pieces.iter().find_map(|outer| {
-            let smaller = Size::ALL.iter().filter(|&&s| s < outer.size);
-            smaller.copied().find_map(|size| {
-                HIDDEN_COLOURS.into_iter().find_map(|color| {
-                    let with = self
-                        .services
-                        .with_hidden_piece(scene, outer.id, size, color)?;
-                    let (other, reason) = self.game.rule_mark(&with).ok()?;
-                    (other != *mark).then(|| {
-                        format!(
-                            "lift #{} {} {}: a {} {} hidden under it would make it {} ({reason})",
-                            outer.id,
-                            outer.color.word(),
-                            outer.size.word(),
-                            color.word(),
-                            size.word(),
-                            other.word(),
-                        )
-                    })
+        let change = self
+            .services
+            .hidden_pieces(scene)
+            .into_iter()
+            .find_map(|h| {
+                let (other, reason) = self.game.rule_mark(&h.scene).ok()?;
+                let outer = scene.piece(h.under)?;
+                (other != *mark).then(|| {
+                    format!(
+                        "lift #{} {} {}: a {} {} hidden under it would make it {} ({reason})",
+                        outer.id,
+                        outer.color.word(),
+                        outer.size.word(),
+                        h.color.word(),
+                        h.size.word(),
+                        other.word(),
+                    )
                 })
-            })
-        });
+            });
         let mut known = self.hidden_changes.borrow_mut();
         if known.len() >= HIDDEN_CHANGES_KEPT {
             known.clear();
