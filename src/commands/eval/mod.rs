@@ -72,12 +72,40 @@ struct Figures {
     hidden_flagged: f64,
     /// Flagged pieces that do hide one (most flags are a reminder to look, not a finding).
     flags_hiding: f64,
+    /// Marks lost to a hidden piece (a true koan hiding one, marked otherwise) where the console
+    /// would have said to lift a piece: a piece hidden under one of the found koan's would
+    /// change its mark under the rule (all rules together).
+    lift_advice_on_lost: f64,
+    /// Found koans' marks for which the console says to lift a piece (all rules together).
+    lift_advice_said: f64,
+    /// Of those, the share over a true koan that does hide a piece.
+    lift_advice_hiding: f64,
     counts: DetectionScore,
     relation_counts: RelationScore,
     mark_counts: BTreeMap<String, Count>,
     mark_counts_nothing_hidden: Count,
     hidden_counts: Count,
     flag_counts: Count,
+    lift_advice_counts: LiftAdvice,
+}
+
+/// How the console's advice to lift a piece fares, counted per koan and rule.
+#[derive(Serialize, Default, Clone, Copy)]
+struct LiftAdvice {
+    /// Per true koan hiding a piece and marked otherwise: the advice was given.
+    on_lost: Count,
+    /// Per found koan with a mark: the advice was given.
+    said: Count,
+    /// Per advice given: the koan does hide a piece.
+    hiding: Count,
+}
+
+impl LiftAdvice {
+    fn merge(&mut self, other: LiftAdvice) {
+        self.on_lost.merge(other.on_lost);
+        self.said.merge(other.said);
+        self.hiding.merge(other.hiding);
+    }
 }
 
 /// Everything counted over a set of scenes.
@@ -93,6 +121,7 @@ struct Tallies {
     hidden: Count,
     /// Per flagged piece: it hides one.
     flags: Count,
+    lift_advice: LiftAdvice,
 }
 
 impl Tallies {
@@ -105,6 +134,7 @@ impl Tallies {
         self.marks_nothing_hidden.merge(other.marks_nothing_hidden);
         self.hidden.merge(other.hidden);
         self.flags.merge(other.flags);
+        self.lift_advice.merge(other.lift_advice);
     }
 
     fn all_marks(&self) -> Count {
@@ -162,12 +192,16 @@ fn figures(setup: &str, scenes: usize, t: &Tallies) -> Figures {
         beginner_marks_per_rule: t.marks.iter().map(|(r, c)| (r.clone(), c.rate())).collect(),
         hidden_flagged: t.hidden.rate(),
         flags_hiding: t.flags.rate(),
+        lift_advice_on_lost: t.lift_advice.on_lost.rate(),
+        lift_advice_said: t.lift_advice.said.rate(),
+        lift_advice_hiding: t.lift_advice.hiding.rate(),
         counts: s.clone(),
         relation_counts: t.relations.clone(),
         mark_counts: t.marks.clone(),
         mark_counts_nothing_hidden: t.marks_nothing_hidden,
         hidden_counts: t.hidden,
         flag_counts: t.flags,
+        lift_advice_counts: t.lift_advice,
     }
 }
 
@@ -322,6 +356,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 marks_nothing_hidden: Count::default(),
                 hidden: Count::default(),
                 flags: Count::default(),
+                lift_advice: LiftAdvice::default(),
             };
             // Hidden nested pieces against the "may hide a piece" flags, through the pairing.
             // What holds a hidden piece is read from the true poses (the engine's `inserted`), so
@@ -366,12 +401,56 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .filter(|k| k.pieces.iter().any(|p| hidden.contains(p)))
                 .map(|k| k.id)
                 .collect();
+            // The found koans over a true koan that hides a piece, and each way one piece
+            // could hide in the found scene (the console's advice to lift one).
+            let truth_koan_of = |f: &PieceId| {
+                truth_of
+                    .get(f)
+                    .and_then(|t| truth_scene.piece(*t))
+                    .and_then(|p| p.koan)
+            };
+            let over_hiding: BTreeSet<KoanId> = found
+                .pieces
+                .iter()
+                .filter(|p| truth_koan_of(&p.id).is_some_and(|k| hides_a_piece.contains(&k)))
+                .filter_map(|p| p.koan)
+                .collect();
+            let hidden_pieces = engine.hidden_pieces(found);
             // The rules under which each true koan is marked otherwise, for --explain.
             let mut otherwise: BTreeMap<KoanId, Vec<&str>> = BTreeMap::new();
             for rule in &rules {
                 let (truth_marks, found_marks) = (marks(rule, &truth_scene)?, marks(rule, found)?);
                 let koans =
                     koans_marked_otherwise(&truth_scene, found, &pairs, &truth_marks, &found_marks);
+                let mut advised: BTreeSet<KoanId> = BTreeSet::new();
+                for h in &hidden_pieces {
+                    let Some(k) = h.scene.piece(h.under).and_then(|p| p.koan) else {
+                        continue;
+                    };
+                    if advised.contains(&k) {
+                        continue;
+                    }
+                    if marks(rule, &h.scene)?.get(&k) != found_marks.get(&k) {
+                        advised.insert(k);
+                    }
+                }
+                let advice = &mut scene_tallies.lift_advice;
+                for k in found_marks.keys() {
+                    advice.said.add(advised.contains(k));
+                }
+                for k in &advised {
+                    advice.hiding.add(over_hiding.contains(k));
+                }
+                for t in koans.iter().filter(|t| hides_a_piece.contains(t)) {
+                    let warned = truth_scene.koan(*t).is_some_and(|koan| {
+                        koan.pieces
+                            .iter()
+                            .filter_map(|p| found_of.get(p))
+                            .filter_map(|f| found.piece(*f).and_then(|p| p.koan))
+                            .any(|k| advised.contains(&k))
+                    });
+                    advice.on_lost.add(warned);
+                }
                 // One case per true koan with a mark (as `compare_marks` counts them).
                 let mut count = Count::default();
                 for koan in truth_scene
@@ -482,6 +561,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             r.hidden_counts.total,
             r.flag_counts.agree,
             r.flag_counts.total
+        );
+    }
+    if let Some(all) = rows.last() {
+        let a = &all.lift_advice_counts;
+        say!(
+            "the console's advice to lift a piece (a hidden one would change the mark): on {}/{} marks lost to a hidden piece; said for {}/{} koan marks, {}/{} of them over a koan hiding one",
+            a.on_lost.agree,
+            a.on_lost.total,
+            a.said.agree,
+            a.said.total,
+            a.hiding.agree,
+            a.hiding.total
         );
     }
     say!("");
