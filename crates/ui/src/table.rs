@@ -570,8 +570,14 @@ impl LiveTable {
             self.game.secret_rule().hash(&mut h);
             for p in &scene.pieces {
                 (p.id, p.koan, p.color, p.size).hash(&mut h);
-                let pose = p.table_from_piece.to_homogeneous();
-                pose.iter().for_each(|v| v.to_bits().hash(&mut h));
+                let (t, q) = (
+                    &p.table_from_piece.translation,
+                    &p.table_from_piece.rotation,
+                );
+                t.vector
+                    .iter()
+                    .chain(q.coords.iter())
+                    .for_each(|v| v.to_bits().hash(&mut h));
             }
             h.finish()
         };
