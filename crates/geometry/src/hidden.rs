@@ -44,14 +44,12 @@ impl Engine {
         for outer in scene.pieces.iter().filter(|p| may_hide(p)) {
             for &size in Size::ALL.iter().filter(|&&s| s < outer.size) {
                 for color in HIDDEN_COLOURS {
-                    if let Some(with) = self.with_hidden_piece(scene, outer.id, size, color) {
-                        found.push(HiddenPiece {
-                            under: outer.id,
-                            size,
-                            color,
-                            scene: with,
-                        });
-                    }
+                    found.push(HiddenPiece {
+                        under: outer.id,
+                        size,
+                        color,
+                        scene: self.nested_under(scene, outer, size, color),
+                    });
                 }
             }
         }
@@ -70,9 +68,12 @@ impl Engine {
         color: Color,
     ) -> Option<Scene> {
         let outer = scene.pieces.iter().find(|p| p.id == container)?;
-        if !may_hide(outer) || size >= outer.size {
-            return None;
-        }
+        (may_hide(outer) && size < outer.size).then(|| self.nested_under(scene, outer, size, color))
+    }
+
+    /// [`Engine::with_hidden_piece`] for an `outer` piece of `scene` already known to hide one
+    /// of `size`.
+    fn nested_under(&self, scene: &Scene, outer: &Piece, size: Size, color: Color) -> Scene {
         let id = scene.pieces.iter().map(|p| p.id).max().map_or(0, |m| m + 1);
         let mut hidden = Piece::new(id, color, size, outer.table_from_piece);
         hidden.koan = outer.koan;
@@ -82,7 +83,7 @@ impl Engine {
         }
         with.pieces.push(hidden);
         self.derive_keeping_koans(&mut with);
-        Some(with)
+        with
     }
 }
 
