@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use koanscope_scene::{KoanId, Mark, PieceId, Scene};
+use koanscope_scene::{Koan, KoanId, Mark, PieceId, Scene};
 use serde::Serialize;
 
 /// True positives, false positives and false negatives of one kind of relation.
@@ -202,6 +202,16 @@ pub fn compare_marks(
     }
 }
 
+/// The found koans that hold the found pieces paired (through `pairs`) with a true koan's.
+pub fn found_koans_of(truth_koan: &Koan, found: &Scene, pairs: &Pairs) -> BTreeSet<KoanId> {
+    truth_koan
+        .pieces
+        .iter()
+        .filter_map(|t| pairs.iter().find(|(_, pt)| pt == t).map(|(f, _)| *f))
+        .filter_map(|f| found.piece(f).and_then(|p| p.koan))
+        .collect()
+}
+
 /// The true koans (with a mark) whose marks the found koans do not agree with, as
 /// [`compare_marks`] counts them.
 pub fn koans_marked_otherwise(
@@ -211,18 +221,12 @@ pub fn koans_marked_otherwise(
     truth_marks: &BTreeMap<KoanId, Mark>,
     found_marks: &BTreeMap<KoanId, Mark>,
 ) -> Vec<KoanId> {
-    let found_of_truth: BTreeMap<PieceId, PieceId> = pairs.iter().map(|&(f, t)| (t, f)).collect();
     let mut otherwise = Vec::new();
     for koan in &truth.koans {
         let Some(truth_mark) = truth_marks.get(&koan.id) else {
             continue;
         };
-        let found_koans: BTreeSet<KoanId> = koan
-            .pieces
-            .iter()
-            .filter_map(|t| found_of_truth.get(t))
-            .filter_map(|f| found.piece(*f).and_then(|p| p.koan))
-            .collect();
+        let found_koans = found_koans_of(koan, found, pairs);
         let agree = match found_koans.iter().next() {
             Some(k) if found_koans.len() == 1 => found_marks.get(k) == Some(truth_mark),
             _ => false,

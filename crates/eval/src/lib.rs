@@ -11,7 +11,7 @@ use std::fmt;
 pub mod detected;
 
 pub use detected::{
-    Count, F1, RelationScore, compare_found, compare_marks, koans_marked_otherwise,
+    Count, F1, RelationScore, compare_found, compare_marks, found_koans_of, koans_marked_otherwise,
 };
 
 use koanscope_scene::{Koan, PieceId, Scene};

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use koanscope_eval::{Count, RelationScore, compare_found, koans_marked_otherwise};
+use koanscope_eval::{Count, RelationScore, compare_found, found_koans_of, koans_marked_otherwise};
 use koanscope_geometry::Engine;
 use koanscope_rules::{Library, LibraryRule, mark_scene};
 use koanscope_scene::{KoanId, Mark, Piece, PieceId, Scene};
@@ -443,11 +443,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
                 for t in koans.iter().filter(|t| hides_a_piece.contains(t)) {
                     let warned = truth_scene.koan(*t).is_some_and(|koan| {
-                        koan.pieces
+                        found_koans_of(koan, found, &pairs)
                             .iter()
-                            .filter_map(|p| found_of.get(p))
-                            .filter_map(|f| found.piece(*f).and_then(|p| p.koan))
-                            .any(|k| advised.contains(&k))
+                            .any(|k| advised.contains(k))
                     });
                     advice.on_lost.add(warned);
                 }
