@@ -126,6 +126,74 @@ fn a_bridge_over_two_small_posts_is_read_lying_across_them() {
     );
 }
 
+/// The full table `koanscope bench` times (S2 scene 4: 17 pieces, one hidden in a nest, in 10
+/// koans): every piece in view is found with its colour, size and orientation, the three towers
+/// and the touching pair come out as they stand, and the pieces fall into the same 10 koans.
+#[test]
+fn the_benchmarks_full_table_is_read_piece_for_piece() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let truth: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root.join("sample_images/S2/scene_04.json")).expect("truth"),
+    )
+    .expect("truth is JSON");
+    let found = common::analyzed_scene(
+        &root.join("sample_images/S2/scene_04.jpg"),
+        &root.join("calibration/sample-S2.yaml"),
+    );
+    let kinds = |pieces: &serde_json::Value, in_view: bool| {
+        let mut kinds: Vec<String> = pieces
+            .as_array()
+            .expect("pieces")
+            .iter()
+            .filter(|p| !in_view || p["visible_fraction"].as_f64() != Some(0.0))
+            .map(|p| format!("{} {} {}", p["color"], p["size"], p["orientation"]))
+            .collect();
+        kinds.sort();
+        kinds
+    };
+    assert_eq!(
+        kinds(&found["pieces"], false),
+        kinds(&truth["pieces"], true)
+    );
+    // Relations by colour and size (ids differ), leaving out the piece hidden in the nest
+    // (nothing shows it), each pair in a fixed order.
+    let named = |scene: &serde_json::Value, relation: &str, ordered: bool| {
+        let pieces = scene["pieces"].as_array().expect("pieces");
+        let piece = |id: &serde_json::Value| pieces.iter().find(|p| &p["id"] == id);
+        let mut all: Vec<Vec<String>> = common::koan_relation(scene, relation)
+            .iter()
+            .filter_map(|ids| {
+                let mut names = ids
+                    .as_array()
+                    .expect("ids")
+                    .iter()
+                    .map(|id| {
+                        let p = piece(id).expect("a listed piece");
+                        (p["visible_fraction"].as_f64() != Some(0.0))
+                            .then(|| format!("{} {}", p["color"], p["size"]))
+                    })
+                    .collect::<Option<Vec<String>>>()?;
+                if !ordered {
+                    names.sort();
+                }
+                Some(names)
+            })
+            .collect();
+        all.sort();
+        all
+    };
+    assert_eq!(named(&found, "towers", true), named(&truth, "towers", true));
+    assert_eq!(
+        named(&found, "touching", false),
+        named(&truth, "touching", false)
+    );
+    assert_eq!(
+        found["koans"].as_array().map(Vec::len),
+        truth["koans"].as_array().map(Vec::len),
+        "koans"
+    );
+}
+
 /// The id of the (first) piece of a colour and size in an analysed scene.
 fn id_of(scene: &serde_json::Value, color: &str, size: &str) -> u64 {
     scene["pieces"]
