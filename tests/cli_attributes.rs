@@ -173,6 +173,13 @@ fn bench_reports_each_target_beside_its_baseline() {
             )
             .unwrap(),
         )
+        // The rendered table: every piece in view found, timed against its own floor.
+        .stdout(
+            predicate::str::is_match(
+                r"analyse the rendered table \(16 pieces found\) +[0-9.]+ ms += [0-9.]+ x floor",
+            )
+            .unwrap(),
+        )
         .stdout(
             predicate::str::is_match(
                 r"both views, same picture +[0-9.]+ ms += [0-9.]+ x baseline, [0-9]+% of the 16 ms budget",
