@@ -628,13 +628,18 @@ impl Detector {
             return false;
         };
         matches!(piece.resting, Resting::Upright | Resting::Stacked)
-            && self.covers_to_the_rim(region, &piece.outline_px)
+            && self.covers_to_the_rim(region, &Prefix::new(region), &piece.outline_px)
     }
 
     /// Whether a silhouette covers the region but for a rim (what `open_residual` opens away)
     /// and overhangs it by at most `rim_fit_overhang` of its pixels.
-    fn covers_to_the_rim(&self, region: &Region, outline_px: &[Point2<f64>]) -> bool {
-        let overhang = overlap(region, &Prefix::new(region), outline_px).off;
+    fn covers_to_the_rim(
+        &self,
+        region: &Region,
+        prefix: &Prefix,
+        outline_px: &[Point2<f64>],
+    ) -> bool {
+        let overhang = overlap(region, prefix, outline_px).off;
         if overhang > self.params.rim_fit_overhang * region.target_px() {
             return false;
         }
@@ -1253,13 +1258,15 @@ impl Detector {
             .fold(f64::NEG_INFINITY, f64::max);
         // A single piece that explains the region all but perfectly, or all but its rim, needs
         // no tower behind it.
-        let nearly_perfect = best_so_far >= NEARLY_PERFECT * remaining
-            || all
-                .iter()
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .and_then(|(_, h)| self.outline(camera, h))
-                .is_some_and(|(_, outline)| self.covers_to_the_rim(region, &outline));
-        let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect {
+        let nearly_perfect = || {
+            best_so_far >= NEARLY_PERFECT * remaining
+                || all
+                    .iter()
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .and_then(|(_, h)| self.outline(camera, h))
+                    .is_some_and(|(_, outline)| self.covers_to_the_rim(region, prefix, &outline))
+        };
+        let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect() {
             let cached = cache.tower_bases.borrow().get(&region_key).cloned();
             match cached {
                 Some(hit) => hit,
