@@ -119,9 +119,10 @@ fn geometry_and_vision(args: &Args) -> anyhow::Result<()> {
             analyze(&noisy[0], path, &camera, &detector, &engine).expect("the frame analyses"),
         );
     });
-    // The drawn table's pieces are flat-shaded with exact edges and stand apart; a rendered
-    // table (path traced: soft shading, shadows, towers, a leaner) fits less than perfectly,
-    // so every region is also tried with tilted pieces. Its own floor, from the same run.
+    // The drawn table's pieces are flat-shaded with exact edges and stand apart, so its fits
+    // are all but perfect; a rendered table (path traced: soft shading, shadows, towers, an
+    // upside-down piece) fits less well, and more of its regions are searched for tilted
+    // pieces and tower bases. Timed beside its own floor, from the same run.
     let full_path = sample(FULL_TABLE);
     let full_calibration = sample(FULL_TABLE_CALIBRATION);
     let full_camera = Calibration::load(&full_calibration)?.camera(&full_calibration)?;
@@ -221,7 +222,7 @@ fn geometry_and_vision(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A rendered table of 16 pieces in view in 10 koans (grey felt, low sun), and its calibration.
+/// A rendered table of 16 pieces in view in 10 koans (grey felt in sun), and its calibration.
 const FULL_TABLE: &str = "sample_images/S2/scene_04.jpg";
 const FULL_TABLE_CALIBRATION: &str = "calibration/sample-S2.yaml";
 
