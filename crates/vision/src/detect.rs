@@ -1666,6 +1666,19 @@ fn pattern_search(
     } else {
         &MOVES[..6]
     };
+    // A move that undoes the last one, or a sweep after one that moved, lands on points scored
+    // already (a quarter of all, on a rendered table): each is scored once.
+    // (A search scores a few dozen points: a list is cheaper than hashing them.)
+    let mut scored: Vec<([u64; 5], f64)> = Vec::with_capacity(64);
+    let mut objective = |h: &Hypothesis| {
+        let key = [h.x, h.y, h.yaw, h.tilt, h.lift].map(f64::to_bits);
+        if let Some(&(_, score)) = scored.iter().find(|(k, _)| *k == key) {
+            return score;
+        }
+        let score = objective(h);
+        scored.push((key, score));
+        score
+    };
     let mut current = start;
     let mut current_score = objective(&current);
     let mut step_mm = freedom.first_step_mm;

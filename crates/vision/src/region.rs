@@ -328,33 +328,31 @@ pub(crate) const EXPLAINED: u8 = 2;
 /// Row prefix sums of a region's masks, so a silhouette scores in time proportional to its height.
 pub(crate) struct Prefix {
     pub(crate) w: usize,
-    pub(crate) target: Vec<u32>,
-    pub(crate) dontcare: Vec<u32>,
-    /// Of those, the pixels of other pieces (not those already explained here).
-    pub(crate) others: Vec<u32>,
+    /// Per row, running counts from the row's start: `[target, dontcare, others, 0]`, where
+    /// `others` counts, of the pixels that may hide this region's pieces, those of other pieces
+    /// (not those already explained here). One array, so that a run's two ends are two loads.
+    sums: Vec<[u32; 4]>,
 }
 
 impl Prefix {
     pub(crate) fn new(region: &Region) -> Prefix {
         let w = region.w;
-        let mut target = vec![0u32; (w + 1) * region.h];
-        let mut dontcare = vec![0u32; (w + 1) * region.h];
-        let mut others = vec![0u32; (w + 1) * region.h];
+        let mut sums = vec![[0u32; 4]; (w + 1) * region.h];
         for y in 0..region.h {
+            let (target, dontcare) = (
+                &region.target[y * w..(y + 1) * w],
+                &region.dontcare[y * w..(y + 1) * w],
+            );
+            let row = &mut sums[y * (w + 1)..(y + 1) * (w + 1)];
+            let mut acc = [0u32; 4];
             for x in 0..w {
-                let i = y * w + x;
-                let p = y * (w + 1) + x;
-                target[p + 1] = target[p] + u32::from(region.target[i]);
-                dontcare[p + 1] = dontcare[p] + u32::from(region.dontcare[i] != 0);
-                others[p + 1] = others[p] + u32::from(region.dontcare[i] == OTHER);
+                acc[0] += u32::from(target[x]);
+                acc[1] += u32::from(dontcare[x] != 0);
+                acc[2] += u32::from(dontcare[x] == OTHER);
+                row[x + 1] = acc;
             }
         }
-        Prefix {
-            w,
-            target,
-            dontcare,
-            others,
-        }
+        Prefix { w, sums }
     }
 }
 
@@ -440,12 +438,13 @@ fn count_run(region: &Region, prefix: &Prefix, ry: i64, xa: i64, xb: i64, acc: &
     let ca = (xa - ox).clamp(0, region.w as i64) as usize;
     let cb = (xb - ox + 1).clamp(0, region.w as i64) as usize;
     let row = ry as usize * (prefix.w + 1);
-    let on = i64::from(prefix.target[row + cb]) - i64::from(prefix.target[row + ca]);
-    let care = i64::from(prefix.dontcare[row + cb]) - i64::from(prefix.dontcare[row + ca]);
+    let (a, b) = (prefix.sums[row + ca], prefix.sums[row + cb]);
+    let on = i64::from(b[0] - a[0]);
+    let care = i64::from(b[1] - a[1]);
     acc[0] += on;
     acc[2] += care;
     acc[1] += total - on - care;
-    acc[3] += i64::from(prefix.others[row + cb]) - i64::from(prefix.others[row + ca]);
+    acc[3] += i64::from(b[2] - a[2]);
 }
 
 fn row_range(polygons: &[&[Point2<f64>]]) -> Option<(i64, usize)> {
