@@ -337,19 +337,19 @@ pub(crate) struct Prefix {
 impl Prefix {
     pub(crate) fn new(region: &Region) -> Prefix {
         let w = region.w;
-        let mut sums = vec![[0u32; 4]; (w + 1) * region.h];
+        // Filled as it is pushed: a region's box runs to thousands of pixels, and zeroing the
+        // array first cost as much again.
+        let mut sums = Vec::with_capacity((w + 1) * region.h);
         for y in 0..region.h {
-            let (target, dontcare) = (
-                &region.target[y * w..(y + 1) * w],
-                &region.dontcare[y * w..(y + 1) * w],
-            );
-            let row = &mut sums[y * (w + 1)..(y + 1) * (w + 1)];
+            let row = y * w..(y + 1) * w;
             let mut acc = [0u32; 4];
-            for x in 0..w {
-                acc[0] += u32::from(target[x]);
-                acc[1] += u32::from(dontcare[x] != 0);
-                acc[2] += u32::from(dontcare[x] == OTHER);
-                row[x + 1] = acc;
+            sums.push(acc);
+            for (&target, &dontcare) in region.target[row.clone()].iter().zip(&region.dontcare[row])
+            {
+                acc[0] += u32::from(target);
+                acc[1] += u32::from(dontcare != 0);
+                acc[2] += u32::from(dontcare == OTHER);
+                sums.push(acc);
             }
         }
         Prefix { w, sums }
