@@ -610,11 +610,41 @@ pub(crate) fn hidden_by(region: &mut Region, outline_px: &[Point2<f64>]) {
 /// Removes what is left of a region in strips narrower than 5 pixels (a morphological opening):
 /// the blurred rim around a fitted piece, not another piece.
 pub(crate) fn open_residual(region: &mut Region) {
-    let (w, h) = (region.w, region.h);
-    let inside: Vec<u8> = region.target.iter().map(|&t| u8::from(t == 1)).collect();
-    let opened = opening_5(&inside, w, h);
-    for (i, &kept) in opened.iter().enumerate() {
-        if inside[i] == 1 && kept == 0 {
+    // Only within the box of what is left (usually a rim much smaller than the region's box):
+    // the opening of a mask lies inside the mask, and the filter counts pixels outside its box
+    // as 0, as they are.
+    let w = region.w;
+    let rows_left = || {
+        region
+            .target
+            .chunks_exact(w.max(1))
+            .map(|row| row.contains(&1))
+    };
+    let (Some(top), Some(bottom)) = (
+        rows_left().position(|any| any),
+        rows_left().rposition(|any| any),
+    ) else {
+        return;
+    };
+    let (mut left, mut right) = (w, 0);
+    for row in region.target[top * w..(bottom + 1) * w].chunks_exact(w) {
+        if let (Some(a), Some(b)) = (
+            row.iter().position(|&t| t == 1),
+            row.iter().rposition(|&t| t == 1),
+        ) {
+            left = left.min(a);
+            right = right.max(b);
+        }
+    }
+    let (bw, bh) = (right + 1 - left, bottom + 1 - top);
+    let inside: Vec<u8> = (top..=bottom)
+        .flat_map(|y| region.target[y * w + left..=y * w + right].iter())
+        .map(|&t| u8::from(t == 1))
+        .collect();
+    let opened = opening_5(&inside, bw, bh);
+    for (k, (&was, &kept)) in inside.iter().zip(&opened).enumerate() {
+        if was == 1 && kept == 0 {
+            let i = (top + k / bw) * w + left + k % bw;
             region.target[i] = 0;
             region.dontcare[i] = EXPLAINED;
         }
@@ -748,6 +778,43 @@ mod tests {
             );
         }
         assert_eq!(opening_5(&mask, w, h), opened, "{w}x{h}");
+    }
+
+    /// What is left of a region is opened within its own box; the result is the opening of the
+    /// whole region's box: blobs kept, strips and specks explained away, nothing else touched.
+    #[test]
+    fn the_residue_opened_in_its_box_is_the_residue_opened_in_the_regions() {
+        let (w, h) = (60, 50);
+        let target: Vec<u8> = (0..w * h)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                let blob = (x as i64 - 30).pow(2) + (y as i64 - 22).pow(2) < 30;
+                let strip = (20..23).contains(&y) && (12..26).contains(&x);
+                let speck = (x, y) == (44, 31);
+                u8::from(blob || strip || speck)
+            })
+            .collect();
+        let mut region = Region {
+            color: Color::Red,
+            x0: 100,
+            y0: 80,
+            w,
+            h,
+            target: target.clone(),
+            dontcare: vec![0; w * h],
+            lightness: vec![0; w * h].into(),
+        };
+        open_residual(&mut region);
+        let opened = opening_5(&target, w, h);
+        assert!(
+            opened.contains(&1) && opened != target,
+            "the mask tests something"
+        );
+        for i in 0..w * h {
+            assert_eq!(region.target[i], opened[i], "pixel {i}");
+            let explained = target[i] == 1 && opened[i] == 0;
+            assert_eq!(region.dontcare[i] == EXPLAINED, explained, "pixel {i}");
+        }
     }
 
     #[test]
