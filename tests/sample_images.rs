@@ -57,17 +57,8 @@ fn the_samples_tower_of_three_is_one_tower() {
 #[test]
 fn a_lamps_shadows_on_a_dark_table_are_not_black_pieces() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let kinds = |pieces: &serde_json::Value, in_view: bool| {
-        let mut kinds: Vec<String> = pieces
-            .as_array()
-            .expect("pieces")
-            .iter()
-            .filter(|p| !in_view || p["visible_fraction"].as_f64() != Some(0.0))
-            .map(|p| format!("{} {}", p["color"], p["size"]))
-            .collect();
-        kinds.sort();
-        kinds
-    };
+    let kinds =
+        |pieces: &serde_json::Value, in_view: bool| kinds_of(pieces, in_view, &["color", "size"]);
     for scene in ["scene_00", "scene_03"] {
         let truth: serde_json::Value = serde_json::from_slice(
             &std::fs::read(root.join(format!("sample_images/S3/{scene}.json"))).expect("truth"),
@@ -141,15 +132,7 @@ fn the_benchmarks_full_table_is_read_piece_for_piece() {
         &root.join("calibration/sample-S2.yaml"),
     );
     let kinds = |pieces: &serde_json::Value, in_view: bool| {
-        let mut kinds: Vec<String> = pieces
-            .as_array()
-            .expect("pieces")
-            .iter()
-            .filter(|p| !in_view || p["visible_fraction"].as_f64() != Some(0.0))
-            .map(|p| format!("{} {} {}", p["color"], p["size"], p["orientation"]))
-            .collect();
-        kinds.sort();
-        kinds
+        kinds_of(pieces, in_view, &["color", "size", "orientation"])
     };
     assert_eq!(
         kinds(&found["pieces"], false),
@@ -192,6 +175,26 @@ fn the_benchmarks_full_table_is_read_piece_for_piece() {
         truth["koans"].as_array().map(Vec::len),
         "koans"
     );
+}
+
+/// The pieces of a scene document as sorted words of the given fields (`"red" "small"`), only
+/// those in view (not hidden in a nest) when `in_view`.
+fn kinds_of(pieces: &serde_json::Value, in_view: bool, fields: &[&str]) -> Vec<String> {
+    let mut kinds: Vec<String> = pieces
+        .as_array()
+        .expect("pieces")
+        .iter()
+        .filter(|p| !in_view || p["visible_fraction"].as_f64() != Some(0.0))
+        .map(|p| {
+            fields
+                .iter()
+                .map(|f| p[*f].to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    kinds.sort();
+    kinds
 }
 
 /// The id of the (first) piece of a colour and size in an analysed scene.
