@@ -240,7 +240,7 @@ fn tables() -> Vec<Vec<(Color, Size, Isometry3<f64>)>> {
         p.flat(Size::Small, 100.0, -30.0, 0.9),
     ));
     // A full table for the benchmark (`koanscope bench`): three of the tables side by side,
-    // 17 pieces (16 in view) in 11 koans.
+    // 17 pieces (16 in view) in 10 koans.
     let moved = |pieces: &[(Color, Size, Isometry3<f64>)], dx: f64, dy: f64| {
         let shift = Translation3::new(dx, dy, 0.0);
         pieces
