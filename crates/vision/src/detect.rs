@@ -1524,13 +1524,17 @@ impl Detector {
                 continue;
             };
             let joint = |h: &Hypothesis| self.tower_px(region, prefix, camera, h, top);
+            // Each seed scored once (a `max_by` comparing `joint` of both would score each twice).
             let seed = (0..12)
-                .map(|i| Hypothesis {
-                    yaw: std::f64::consts::FRAC_PI_2 * f64::from(i) / 12.0,
-                    ..start
+                .map(|i| {
+                    let h = Hypothesis {
+                        yaw: std::f64::consts::FRAC_PI_2 * f64::from(i) / 12.0,
+                        ..start
+                    };
+                    (joint(&h), h)
                 })
-                .max_by(|a, b| joint(a).total_cmp(&joint(b)));
-            let Some(seed) = seed else { continue };
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            let Some((_, seed)) = seed else { continue };
             let freedom = ACROSS_TABLE;
             let (score, h, step_mm) = pattern_search(seed, freedom, FINE_FROM_MM, joint);
             coarse.push((score, h, top, step_mm));
