@@ -36,7 +36,9 @@ pub(crate) struct Region {
 impl Region {
     /// How many pixels are left to explain.
     pub(crate) fn target_px(&self) -> f64 {
-        self.target.iter().map(|v| f64::from(*v)).sum()
+        // Counted in integers, which vectorise (a sum of floats adds one pixel at a time), and
+        // exact either way.
+        self.target.iter().map(|&v| u64::from(v)).sum::<u64>() as f64
     }
 
     /// Left, top, width and height of the region's box.
@@ -46,17 +48,21 @@ impl Region {
 
     /// Mean pixel of what is left to explain.
     pub(crate) fn target_centre(&self) -> Option<Point2<f64>> {
-        let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
-        for y in 0..self.h {
-            for x in 0..self.w {
-                if self.target[y * self.w + x] == 1 {
-                    sx += (self.x0 + x) as f64;
-                    sy += (self.y0 + y) as f64;
-                    n += 1.0;
-                }
+        // Integer sums, row by row (exact, as the sums in floats were, and they vectorise).
+        let (mut sx, mut sy, mut n) = (0u64, 0u64, 0u64);
+        for (y, row) in self.target.chunks_exact(self.w.max(1)).enumerate() {
+            let (mut row_x, mut row_n) = (0u64, 0u64);
+            for (x, &t) in row.iter().enumerate() {
+                let inside = u64::from(t == 1);
+                row_x += inside * x as u64;
+                row_n += inside;
             }
+            sx += row_x + row_n * self.x0 as u64;
+            sy += row_n * (self.y0 + y) as u64;
+            n += row_n;
         }
-        (n > 0.0).then(|| Point2::new(sx / n, sy / n))
+        let n = n as f64;
+        (n > 0.0).then(|| Point2::new(sx as f64 / n, sy as f64 / n))
     }
 
     /// Whether a table point projects within `radius_px` of one of the region's pixels (those
@@ -330,25 +336,31 @@ pub(crate) struct Prefix {
     pub(crate) w: usize,
     /// Per row, running counts from the row's start: `[target, dontcare, others, 0]`, where
     /// `others` counts, of the pixels that may hide this region's pieces, those of other pieces
-    /// (not those already explained here). One array, so that a run's two ends are two loads.
-    sums: Vec<[u32; 4]>,
+    /// (not those already explained here). One array, so that a run's two ends are two loads;
+    /// 16 bits a count (a row is at most a frame wide), so that a large region's sums stay in
+    /// cache while thousands of silhouettes are scored on it.
+    sums: Vec<[u16; 4]>,
 }
 
 impl Prefix {
     pub(crate) fn new(region: &Region) -> Prefix {
         let w = region.w;
+        debug_assert!(
+            w <= usize::from(u16::MAX),
+            "a region wider than 16-bit counts"
+        );
         // Filled as it is pushed: a region's box runs to thousands of pixels, and zeroing the
         // array first cost as much again.
         let mut sums = Vec::with_capacity((w + 1) * region.h);
         for y in 0..region.h {
             let row = y * w..(y + 1) * w;
-            let mut acc = [0u32; 4];
+            let mut acc = [0u16; 4];
             sums.push(acc);
             for (&target, &dontcare) in region.target[row.clone()].iter().zip(&region.dontcare[row])
             {
-                acc[0] += u32::from(target);
-                acc[1] += u32::from(dontcare != 0);
-                acc[2] += u32::from(dontcare == OTHER);
+                acc[0] += u16::from(target);
+                acc[1] += u16::from(dontcare != 0);
+                acc[2] += u16::from(dontcare == OTHER);
                 sums.push(acc);
             }
         }
@@ -580,11 +592,11 @@ fn for_each_inside(
 
 /// Pixels still to explain under a silhouette.
 pub(crate) fn covered(region: &Region, outline_px: &[Point2<f64>]) -> f64 {
-    let mut count = 0.0;
+    let mut count = 0u64;
     for_each_inside(region.bounds(), outline_px, |i| {
-        count += f64::from(region.target[i])
+        count += u64::from(region.target[i])
     });
-    count
+    count as f64
 }
 
 /// Marks the pixels under a fitted silhouette as explained: later pieces may overlap them freely.
@@ -815,6 +827,86 @@ mod tests {
             let explained = target[i] == 1 && opened[i] == 0;
             assert_eq!(region.dontcare[i] == EXPLAINED, explained, "pixel {i}");
         }
+    }
+
+    /// A region with a blob left to explain, part of it explained already and another piece
+    /// beside it: how many pixels are left and where their centre lies, and what a square
+    /// silhouette over it counts, each checked against a count pixel by pixel.
+    #[test]
+    fn a_regions_counts_are_its_pixels_counted_one_by_one() {
+        let (w, h) = (70, 40);
+        let (x0, y0) = (300, 200);
+        let target: Vec<u8> = (0..w * h)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                u8::from((x as i64 - 20).pow(2) + (y as i64 - 25).pow(2) < 120 && x < 27)
+            })
+            .collect();
+        let dontcare: Vec<u8> = (0..w * h)
+            .map(|i| match (i % w, i / w) {
+                (x, _) if x >= 50 => OTHER,
+                (x, y) if (27..32).contains(&x) && y < 30 => EXPLAINED,
+                _ => 0,
+            })
+            .collect();
+        let region = Region {
+            color: Color::Blue,
+            x0,
+            y0,
+            w,
+            h,
+            target: target.clone(),
+            dontcare: dontcare.clone(),
+            lightness: vec![0; w * h].into(),
+        };
+        let inside: Vec<(usize, usize)> = (0..w * h)
+            .filter(|&i| target[i] == 1)
+            .map(|i| (x0 + i % w, y0 + i / w))
+            .collect();
+        assert!(inside.len() > 200, "the blob is a blob");
+        assert_eq!(region.target_px(), inside.len() as f64);
+        let n = inside.len() as f64;
+        let mean = |f: fn(&(usize, usize)) -> usize| inside.iter().map(f).sum::<usize>() as f64 / n;
+        let centre = region.target_centre().expect("pixels are left");
+        assert!((centre.x - mean(|p| p.0)).abs() < 1e-9, "{centre}");
+        assert!((centre.y - mean(|p| p.1)).abs() < 1e-9, "{centre}");
+        // A square from the blob's middle across the explained strip onto the other piece,
+        // reaching above the region's box: every pixel of it is on, off, or over something.
+        let (sx0, sy0, sx1, sy1) = (x0 + 10, y0 - 5, x0 + 60, y0 + 30);
+        let square = [
+            Point2::new(sx0 as f64, sy0 as f64),
+            Point2::new(sx1 as f64, sy0 as f64),
+            Point2::new(sx1 as f64, sy1 as f64),
+            Point2::new(sx0 as f64, sy1 as f64),
+        ];
+        let o = overlap(&region, &Prefix::new(&region), &square);
+        let (mut on, mut off, mut care, mut others) = (0, 0, 0, 0);
+        for y in sy0..=sy1 {
+            for x in sx0..=sx1 {
+                let in_box = (y0..y0 + h).contains(&y) && (x0..x0 + w).contains(&x);
+                let i = if in_box {
+                    (y - y0) * w + (x - x0)
+                } else {
+                    usize::MAX
+                };
+                match (in_box, target.get(i), dontcare.get(i)) {
+                    (true, Some(1), _) => on += 1,
+                    (true, _, Some(&d)) if d != 0 => {
+                        care += 1;
+                        others += usize::from(d == OTHER);
+                    }
+                    _ => off += 1,
+                }
+            }
+        }
+        assert!(
+            on > 0 && off > 0 && others > 0 && care > others,
+            "each count tested"
+        );
+        assert_eq!(
+            (o.on, o.off, o.care, o.others),
+            (on as f64, off as f64, care as f64, others as f64)
+        );
     }
 
     #[test]
