@@ -1475,7 +1475,11 @@ impl Detector {
         ) else {
             return f64::NEG_INFINITY;
         };
-        self.explained_px(&overlap_union(region, prefix, &[base_outline, top_outline]))
+        self.explained_px(&overlap_union(
+            region,
+            prefix,
+            [&base_outline, &top_outline],
+        ))
     }
 
     /// Upright bases of two-piece towers fitted jointly with the piece stacked on them; each is

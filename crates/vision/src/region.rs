@@ -433,7 +433,8 @@ fn floor(x: f64) -> i64 {
 }
 
 thread_local! {
-    /// Scratch rows for [`overlap`]: one allocation per thread, not per silhouette scored.
+    /// Scratch rows for [`for_each_run`] and [`overlap_union`]: one allocation per thread, not
+    /// per silhouette scored.
     static SPANS: std::cell::RefCell<Vec<(f64, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -510,54 +511,51 @@ pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64
     }
 }
 
-/// Like [`overlap`] for the union of several convex silhouettes.
+/// Like [`overlap`] for the union of two convex silhouettes (a piece and the one stacked on
+/// it): each row's two runs, merged where they overlap or touch, counted once.
 pub(crate) fn overlap_union(
     region: &Region,
     prefix: &Prefix,
-    polygons: &[Vec<Point2<f64>>],
+    [a, b]: [&[Point2<f64>]; 2],
 ) -> Overlap {
-    let slices: Vec<&[Point2<f64>]> = polygons.iter().map(|p| p.as_slice()).collect();
-    let Some((first, rows)) = row_range(&slices) else {
+    let Some((first, rows)) = row_range(&[a, b]) else {
         return Overlap::default();
     };
-    let per_polygon: Vec<Vec<(f64, f64)>> = slices
-        .iter()
-        .map(|poly| {
-            let mut spans = vec![(0.0, 0.0); rows];
-            fill_spans(poly, first, &mut spans);
-            spans
-        })
-        .collect();
     let oy = region.y0 as i64;
     let mut acc = [0i64; 4];
-    let mut runs: Vec<(i64, i64)> = Vec::with_capacity(polygons.len());
-    for k in 0..rows {
-        runs.clear();
-        runs.extend(
-            per_polygon
-                .iter()
-                .map(|spans| spans[k])
-                .filter(|(lo, hi)| lo <= hi)
-                .map(|(lo, hi)| (ceil(lo), floor(hi)))
-                .filter(|(a, b)| b >= a),
-        );
-        runs.sort_unstable();
-        let mut current: Option<(i64, i64)> = None;
-        for &(a, b) in &runs {
-            match current.as_mut() {
-                Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
-                _ => {
-                    if let Some((xa, xb)) = current {
-                        count_run(region, prefix, first + k as i64 - oy, xa, xb, &mut acc);
-                    }
-                    current = Some((a, b));
+    // Both polygons' spans in the thread's scratch rows, one after the other.
+    SPANS.with_borrow_mut(|spans| {
+        spans.resize(2 * rows, (0.0, 0.0));
+        let (spans_a, spans_b) = spans[..2 * rows].split_at_mut(rows);
+        fill_spans(a, first, spans_a);
+        fill_spans(b, first, spans_b);
+        // A row the polygon misses has no run (and infinite ends, which make no pixel).
+        let run_of = |(lo, hi): (f64, f64)| {
+            if lo > hi {
+                return None;
+            }
+            let (xa, xb) = (ceil(lo), floor(hi));
+            (xa <= xb).then_some((xa, xb))
+        };
+        for (k, (&span_a, &span_b)) in spans_a.iter().zip(spans_b.iter()).enumerate() {
+            let ry = first + k as i64 - oy;
+            match (run_of(span_a), run_of(span_b)) {
+                (Some(r), None) | (None, Some(r)) => {
+                    count_run(region, prefix, ry, r.0, r.1, &mut acc)
                 }
+                (Some(r), Some(s)) => {
+                    let (left, right) = if r <= s { (r, s) } else { (s, r) };
+                    if right.0 <= left.1 + 1 {
+                        count_run(region, prefix, ry, left.0, left.1.max(right.1), &mut acc);
+                    } else {
+                        count_run(region, prefix, ry, left.0, left.1, &mut acc);
+                        count_run(region, prefix, ry, right.0, right.1, &mut acc);
+                    }
+                }
+                (None, None) => {}
             }
         }
-        if let Some((xa, xb)) = current {
-            count_run(region, prefix, first + k as i64 - oy, xa, xb, &mut acc);
-        }
-    }
+    });
     Overlap {
         on: acc[0] as f64,
         off: acc[1] as f64,
@@ -902,6 +900,49 @@ mod tests {
         assert!(
             on > 0 && off > 0 && others > 0 && care > others,
             "each count tested"
+        );
+        assert_eq!(
+            (o.on, o.off, o.care, o.others),
+            (on as f64, off as f64, care as f64, others as f64)
+        );
+        // Two silhouettes, as a base and the piece on it: a tilted square over the blob and a
+        // triangle that overlaps it on some rows and lies apart from it on others. Their
+        // union's pixels, each counted once.
+        let base = [
+            Point2::new((x0 + 5) as f64, (y0 + 20) as f64),
+            Point2::new((x0 + 25) as f64, (y0 + 8) as f64),
+            Point2::new((x0 + 37) as f64, (y0 + 28) as f64),
+            Point2::new((x0 + 17) as f64, (y0 + 40) as f64),
+        ];
+        let top = [
+            Point2::new((x0 + 12) as f64 + 0.5, (y0 + 16) as f64),
+            Point2::new((x0 + 58) as f64, (y0 + 2) as f64 + 0.3),
+            Point2::new((x0 + 50) as f64 + 0.2, (y0 + 30) as f64),
+        ];
+        let mut union = std::collections::BTreeSet::new();
+        for polygon in [&base[..], &top[..]] {
+            for_each_run(polygon, |y, xa, xb| union.extend((xa..=xb).map(|x| (x, y))));
+        }
+        let o = overlap_union(&region, &Prefix::new(&region), [&base, &top]);
+        let (mut on, mut off, mut care, mut others) = (0, 0, 0, 0);
+        for &(x, y) in &union {
+            let (rx, ry) = (x - x0 as i64, y - y0 as i64);
+            let i = (rx >= 0 && ry >= 0 && rx < w as i64 && ry < h as i64)
+                .then(|| ry as usize * w + rx as usize);
+            match i.map(|i| (target[i], dontcare[i])) {
+                Some((1, _)) => on += 1,
+                Some((_, d)) if d != 0 => {
+                    care += 1;
+                    others += usize::from(d == OTHER);
+                }
+                _ => off += 1,
+            }
+        }
+        let single = overlap(&region, &Prefix::new(&region), &base).on
+            + overlap(&region, &Prefix::new(&region), &top).on;
+        assert!(
+            single > on as f64 && on > 0 && others > 0,
+            "the two overlap on the blob"
         );
         assert_eq!(
             (o.on, o.off, o.care, o.others),
