@@ -19,7 +19,7 @@ use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
 use crate::pose::{
     Resting, cavity_apex_piece, centroid_piece, convex_hull, flat_tilt, pose_on_table,
-    pose_upright_at, row_span, silhouette, vertices_piece,
+    pose_upright_at, row_span, silhouette, vertices_piece, with_silhouette,
 };
 use crate::region::{
     EXPLAINED, Overlap, Prefix, Region, covered, explain, open_residual, overlap, overlap_union,
@@ -992,13 +992,12 @@ impl Detector {
         camera: &Camera,
         h: &Hypothesis,
     ) -> (f64, Overlap) {
-        match self.outline(camera, h) {
-            Some((_, outline)) => {
-                let o = overlap(region, prefix, &outline);
-                (self.explained_px(&o), o)
-            }
-            None => (f64::NEG_INFINITY, Overlap::default()),
-        }
+        let pose = self.pose(h);
+        with_silhouette(camera, &self.dims(h.size), &pose, |outline| {
+            let o = overlap(region, prefix, outline);
+            (self.explained_px(&o), o)
+        })
+        .unwrap_or((f64::NEG_INFINITY, Overlap::default()))
     }
 
     /// Scores `steps` yaws of a hypothesis over `period` and refines the best `keep` of them.
@@ -1469,17 +1468,16 @@ impl Detector {
         base: &Hypothesis,
         top: Size,
     ) -> f64 {
-        let (Some((_, base_outline)), Some((_, top_outline))) = (
-            self.outline(camera, base),
-            self.outline(camera, &self.stacked_on(base, top)),
-        ) else {
-            return f64::NEG_INFINITY;
-        };
-        self.explained_px(&overlap_union(
-            region,
-            prefix,
-            [&base_outline, &top_outline],
-        ))
+        let stacked = self.stacked_on(base, top);
+        let (base_pose, top_pose) = (self.pose(base), self.pose(&stacked));
+        let (base_dims, top_dims) = (self.dims(base.size), self.dims(top));
+        with_silhouette(camera, &base_dims, &base_pose, |base_outline| {
+            with_silhouette(camera, &top_dims, &top_pose, |top_outline| {
+                self.explained_px(&overlap_union(region, prefix, [base_outline, top_outline]))
+            })
+        })
+        .flatten()
+        .unwrap_or(f64::NEG_INFINITY)
     }
 
     /// Upright bases of two-piece towers fitted jointly with the piece stacked on them; each is

@@ -115,42 +115,72 @@ pub fn silhouette(
     dims: &PyramidDims,
     table_from_piece: &Isometry3<f64>,
 ) -> Option<Vec<Point2<f64>>> {
-    let mut points = Vec::with_capacity(5);
-    for v in vertices_piece(dims) {
-        points.push(camera.project_table(&(table_from_piece * v))?);
+    with_silhouette(camera, dims, table_from_piece, <[Point2<f64>]>::to_vec)
+}
+
+/// `use_it` of the silhouette of a pose (see [`silhouette`]), built on the stack: the fit
+/// scores thousands of silhouettes a frame and keeps few of them.
+pub fn with_silhouette<R>(
+    camera: &Camera,
+    dims: &PyramidDims,
+    table_from_piece: &Isometry3<f64>,
+    use_it: impl FnOnce(&[Point2<f64>]) -> R,
+) -> Option<R> {
+    let mut points = [Point2::origin(); 5];
+    for (point, v) in points.iter_mut().zip(vertices_piece(dims)) {
+        *point = camera.project_table(&(table_from_piece * v))?;
     }
-    Some(convex_hull(points))
+    let mut hull = [Point2::origin(); 10];
+    let n = hull_into(&mut points, &mut hull);
+    Some(use_it(&hull[..n]))
 }
 
 /// Andrew's monotone chain; counter-clockwise in image coordinates, no repeated point.
 pub fn convex_hull(mut points: Vec<Point2<f64>>) -> Vec<Point2<f64>> {
+    let mut hull = vec![Point2::origin(); 2 * points.len()];
+    let n = hull_into(&mut points, &mut hull);
+    hull.truncate(n);
+    hull
+}
+
+/// [`convex_hull`] of `points` (which it sorts) written to the front of `hull` (room for twice
+/// as many points): how many it wrote.
+fn hull_into(points: &mut [Point2<f64>], hull: &mut [Point2<f64>]) -> usize {
     points.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
-    points.dedup();
+    // Equal points made one, as `Vec::dedup` does.
+    let mut kept = 0;
+    for i in 0..points.len() {
+        if kept == 0 || points[i] != points[kept - 1] {
+            points[kept] = points[i];
+            kept += 1;
+        }
+    }
+    let points = &points[..kept];
     if points.len() < 3 {
-        return points;
+        hull[..points.len()].copy_from_slice(points);
+        return points.len();
     }
     let cross = |o: &Point2<f64>, a: &Point2<f64>, b: &Point2<f64>| {
         (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
     };
-    let mut hull: Vec<Point2<f64>> = Vec::with_capacity(points.len() * 2);
+    let mut len = 0;
     // Lower hull left to right, then upper hull right to left, never popping into the lower one.
-    for p in &points {
-        while hull.len() >= 2 && cross(&hull[hull.len() - 2], &hull[hull.len() - 1], p) <= 0.0 {
-            hull.pop();
+    for p in points {
+        while len >= 2 && cross(&hull[len - 2], &hull[len - 1], p) <= 0.0 {
+            len -= 1;
         }
-        hull.push(*p);
+        hull[len] = *p;
+        len += 1;
     }
-    let lower_len = hull.len() + 1;
+    let lower_len = len + 1;
     for p in points.iter().rev().skip(1) {
-        while hull.len() >= lower_len
-            && cross(&hull[hull.len() - 2], &hull[hull.len() - 1], p) <= 0.0
-        {
-            hull.pop();
+        while len >= lower_len && cross(&hull[len - 2], &hull[len - 1], p) <= 0.0 {
+            len -= 1;
         }
-        hull.push(*p);
+        hull[len] = *p;
+        len += 1;
     }
-    hull.pop();
-    hull
+    len - 1
 }
 
 /// The horizontal span of a convex polygon at image row `y`, or `None` if the row misses it.
@@ -221,5 +251,32 @@ mod tests {
         assert_eq!(hull.len(), 4);
         assert_eq!(row_span(&hull, 5.0), Some((0.0, 10.0)));
         assert_eq!(row_span(&hull, 11.0), None);
+    }
+
+    /// Repeated corners, a point on an edge and one inside leave the corners once each, wound
+    /// one way; fewer than three distinct points are returned as they are, once each.
+    #[test]
+    fn a_hull_keeps_each_corner_once_and_nothing_else() {
+        let p = |x: f64, y: f64| Point2::new(x, y);
+        let corners = [p(2.0, 1.0), p(9.0, 2.0), p(8.0, 7.0), p(1.0, 6.0)];
+        let hull = convex_hull(vec![
+            corners[2],
+            p(5.0, 4.0),
+            corners[0],
+            corners[2],
+            p(5.5, 1.5),
+            corners[1],
+            corners[3],
+            corners[0],
+        ]);
+        assert_eq!(hull.len(), 4, "{hull:?}");
+        assert!(corners.iter().all(|c| hull.contains(c)), "{hull:?}");
+        let twice_area: f64 = (0..4)
+            .map(|i| hull[i].x * hull[(i + 1) % 4].y - hull[(i + 1) % 4].x * hull[i].y)
+            .sum();
+        assert!(twice_area > 0.0, "counter-clockwise in image coordinates: {hull:?}");
+        assert_eq!(convex_hull(vec![p(1.0, 1.0), p(3.0, 2.0), p(1.0, 1.0)]).len(), 2);
+        assert_eq!(convex_hull(vec![p(1.0, 1.0); 3]), vec![p(1.0, 1.0)]);
+        assert!(convex_hull(Vec::new()).is_empty());
     }
 }
