@@ -49,6 +49,7 @@ impl Camera {
     }
 
     /// Pixel of a point given in the camera frame; `None` behind the camera.
+    #[inline]
     pub fn project_camera(&self, p: &Point3<f64>) -> Option<Point2<f64>> {
         if p.z <= 1e-6 {
             return None;
@@ -66,7 +67,9 @@ impl Camera {
         ))
     }
 
-    /// Pixel of a point given in the table frame; `None` behind the camera.
+    /// Pixel of a point given in the table frame; `None` behind the camera. (Inlined: a
+    /// silhouette projects its five corners independently, and they overlap when inlined.)
+    #[inline]
     pub fn project_table(&self, p: &Point3<f64>) -> Option<Point2<f64>> {
         let in_camera =
             self.rotation_camera_from_table * p.coords + self.camera_from_table.translation.vector;
