@@ -249,8 +249,8 @@ struct FitCache {
 /// What the usual candidates depend on: the region's pixels, the supports, and whether tower
 /// bases are wanted.
 fn fit_key(region: &Region, supports: &[Point3<f64>], towers: bool) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = foldhash::fast::FixedState::default().build_hasher();
     (region.x0, region.y0, region.w, region.h, towers).hash(&mut h);
     region.target.hash(&mut h);
     region.dontcare.hash(&mut h);
