@@ -389,6 +389,14 @@ fn fill_spans(polygon: &[Point2<f64>], first: i64, spans: &mut [(f64, f64)]) {
     }
     let n = polygon.len();
     let last = first + spans.len() as i64 - 1;
+    // Clockwise as seen on the image (y down): its edges running down are its right side.
+    let clockwise = (0..n)
+        .map(|i| {
+            let (a, b) = (polygon[i], polygon[(i + 1) % n]);
+            a.x * b.y - b.x * a.y
+        })
+        .sum::<f64>()
+        > 0.0;
     for i in 0..n {
         let a = polygon[i];
         let b = polygon[(i + 1) % n];
@@ -409,10 +417,32 @@ fn fill_spans(polygon: &[Point2<f64>], first: i64, spans: &mut [(f64, f64)]) {
         }
         let slope = (b.x - a.x) / (b.y - a.y);
         let mut x = a.x + (from as f64 - a.y) * slope;
-        for span in rows {
+        let both = |span: &mut (f64, f64), x: f64| {
             span.0 = if x < span.0 { x } else { span.0 };
             span.1 = if x > span.1 { x } else { span.1 };
-            x += slope;
+        };
+        // Between its end rows an edge is the only one of its side of a convex polygon: it
+        // sets that side's end alone (its left or right by which way it runs, given the
+        // winding). Its end rows, which it may share with neighbours, take the least and most.
+        let right = (b.y > a.y) == clockwise;
+        let n_rows = rows.len();
+        let (head, rest) = rows.split_at_mut(1);
+        both(&mut head[0], x);
+        x += slope;
+        if n_rows > 1 {
+            let (inner, tail) = rest.split_at_mut(n_rows - 2);
+            if right {
+                for span in inner {
+                    span.1 = x;
+                    x += slope;
+                }
+            } else {
+                for span in inner {
+                    span.0 = x;
+                    x += slope;
+                }
+            }
+            both(&mut tail[0], x);
         }
     }
 }
@@ -728,16 +758,26 @@ mod tests {
             Point2::new(12.0, 40.9),
             Point2::new(3.5, 22.25),
         ];
-        let (first, rows) = row_range(&[&polygon]).expect("rows");
-        let mut spans = vec![(0.0, 0.0); rows];
-        fill_spans(&polygon, first, &mut spans);
-        for (k, span) in spans.iter().enumerate() {
-            let y = (first + k as i64) as f64;
-            let (lo, hi) = row_span(&polygon, y).expect("the row meets the polygon");
-            assert!(
-                (lo - span.0).abs() < 1e-9 && (hi - span.1).abs() < 1e-9,
-                "row {y}"
-            );
+        // Wound either way, and a thin sliver (one row at most a pixel wide).
+        let reversed: Vec<Point2<f64>> = polygon.iter().rev().copied().collect();
+        let sliver = vec![
+            Point2::new(3.0, 2.0),
+            Point2::new(30.0, 20.5),
+            Point2::new(30.5, 20.0),
+        ];
+        for polygon in [&polygon, &reversed, &sliver] {
+            let (first, rows) = row_range(&[polygon]).expect("rows");
+            let mut spans = vec![(0.0, 0.0); rows];
+            fill_spans(polygon, first, &mut spans);
+            for (k, span) in spans.iter().enumerate() {
+                let y = (first + k as i64) as f64;
+                let (lo, hi) = row_span(polygon, y).expect("the row meets the polygon");
+                assert!(
+                    (lo - span.0).abs() < 1e-9 && (hi - span.1).abs() < 1e-9,
+                    "row {y}: {span:?} against {:?}",
+                    (lo, hi)
+                );
+            }
         }
         for x in [-3.5, -3.0, -0.2, 0.0, 0.7, 2.0, 1e4 + 0.5] {
             assert_eq!(ceil(x), x.ceil() as i64);
