@@ -274,8 +274,14 @@ mod tests {
         let twice_area: f64 = (0..4)
             .map(|i| hull[i].x * hull[(i + 1) % 4].y - hull[(i + 1) % 4].x * hull[i].y)
             .sum();
-        assert!(twice_area > 0.0, "counter-clockwise in image coordinates: {hull:?}");
-        assert_eq!(convex_hull(vec![p(1.0, 1.0), p(3.0, 2.0), p(1.0, 1.0)]).len(), 2);
+        assert!(
+            twice_area > 0.0,
+            "counter-clockwise in image coordinates: {hull:?}"
+        );
+        assert_eq!(
+            convex_hull(vec![p(1.0, 1.0), p(3.0, 2.0), p(1.0, 1.0)]).len(),
+            2
+        );
         assert_eq!(convex_hull(vec![p(1.0, 1.0); 3]), vec![p(1.0, 1.0)]);
         assert!(convex_hull(Vec::new()).is_empty());
     }
