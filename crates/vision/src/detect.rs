@@ -1678,7 +1678,8 @@ fn pattern_search(
     let mut scored: Vec<([u64; 5], f64)> = Vec::with_capacity(64);
     let mut objective = |h: &Hypothesis| {
         let key = [h.x, h.y, h.yaw, h.tilt, h.lift].map(f64::to_bits);
-        if let Some(&(_, score)) = scored.iter().find(|(k, _)| *k == key) {
+        // Most points differ in x already: a whole-key comparison is a library call.
+        if let Some(&(_, score)) = scored.iter().find(|(k, _)| k[0] == key[0] && *k == key) {
             return score;
         }
         let score = objective(h);
