@@ -110,6 +110,10 @@ struct Evidence<'a> {
     /// Under a coloured piece's silhouette.
     covered: Vec<bool>,
     shadow_dark_ratio: f64,
+    /// Per row, once asked for: the dark and the lit pixels (see [`Evidence::says`]) before each
+    /// column. The light search scores some 300 lights over the same rows, so a run is counted
+    /// from two entries instead of pixel by pixel.
+    row_counts: Vec<std::cell::OnceCell<Vec<[u32; 2]>>>,
 }
 
 impl<'a> Evidence<'a> {
@@ -130,6 +134,7 @@ impl<'a> Evidence<'a> {
             table_like,
             covered: vec![false; seg.width * seg.height],
             shadow_dark_ratio,
+            row_counts: vec![std::cell::OnceCell::new(); seg.height],
         };
         let mut covered = std::mem::take(&mut evidence.covered);
         for d in found.iter().filter(|d| d.color != Color::Black) {
@@ -153,6 +158,26 @@ impl<'a> Evidence<'a> {
         } else {
             -1
         }
+    }
+
+    /// The dark and the lit pixels of a run (which lies in the frame, see [`Evidence::clip`]).
+    fn dark_and_lit(&self, y: usize, columns: std::ops::Range<usize>) -> [i64; 2] {
+        let row = self.row_counts[y].get_or_init(|| {
+            let mut counts = Vec::with_capacity(self.width + 1);
+            let mut acc = [0u32; 2];
+            counts.push(acc);
+            for k in y * self.width..(y + 1) * self.width {
+                match self.says(k) {
+                    1 => acc[0] += 1,
+                    -1 => acc[1] += 1,
+                    _ => {}
+                }
+                counts.push(acc);
+            }
+            counts
+        });
+        let (a, b) = (row[columns.start], row[columns.end]);
+        [i64::from(b[0] - a[0]), i64::from(b[1] - a[1])]
     }
 
     /// The columns of a run that lie in the frame (none for a row outside it).
@@ -183,12 +208,11 @@ impl<'a> Evidence<'a> {
                 if y % 2 != 0 {
                     return;
                 }
-                for x in self.clip(y, xa, xb) {
-                    match self.says(y as usize * self.width + x) {
-                        1 => dark += 1,
-                        -1 => lit += 1,
-                        _ => {}
-                    }
+                let columns = self.clip(y, xa, xb);
+                if !columns.is_empty() {
+                    let [d, l] = self.dark_and_lit(y as usize, columns);
+                    dark += d;
+                    lit += l;
                 }
             });
         }
@@ -386,6 +410,43 @@ mod tests {
             .collect();
         assert_eq!(kept.len(), 4);
         assert_eq!(blacks, [Size::Medium], "the black medium stays");
+    }
+
+    /// The runs of shadows, counted from the rows' running counts, count what the pixels say
+    /// one by one: dark table in the painted shadows, lit table elsewhere, nothing under the
+    /// coloured pieces.
+    #[test]
+    fn a_shadows_dark_and_lit_pixels_are_the_pixels_counted_one_by_one() {
+        let camera = table_camera();
+        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let (seg, found) = table_under(Some(lamp));
+        let evidence = Evidence::new(&seg, &found, SHADOW_DARK_RATIO);
+        let (mut dark, mut lit) = (0, 0);
+        // The painted shadows, and where a lamp on the other side would cast them (lit table).
+        let other_side = Point3::new(60.0 + 410.0, 100.0, 287.0);
+        for (d, light) in found[..3].iter().flat_map(|d| [(d, lamp), (d, other_side)]) {
+            let shadow = shadow_px(&camera, &light, &corners_table(d, &dims)).unwrap();
+            for_each_run(&shadow, |y, xa, xb| {
+                let columns = evidence.clip(y, xa, xb);
+                let by_pixel = columns.clone().fold([0, 0], |[d, l], x| {
+                    match evidence.says(y as usize * seg.width + x) {
+                        1 => [d + 1, l],
+                        -1 => [d, l + 1],
+                        _ => [d, l],
+                    }
+                });
+                if !columns.is_empty() {
+                    assert_eq!(
+                        evidence.dark_and_lit(y as usize, columns),
+                        by_pixel,
+                        "row {y}"
+                    );
+                }
+                dark += by_pixel[0];
+                lit += by_pixel[1];
+            });
+        }
+        assert!(dark > 500 && lit > 0, "dark {dark}, lit {lit}");
     }
 
     #[test]
