@@ -639,7 +639,7 @@ impl Detector {
         prefix: &Prefix,
         outline_px: &[Point2<f64>],
     ) -> bool {
-        let overhang = overlap(region, prefix, outline_px).off;
+        let overhang = overlap(prefix, outline_px).off;
         if overhang > self.params.rim_fit_overhang * region.target_px() {
             return false;
         }
@@ -985,16 +985,10 @@ impl Detector {
         o.on - self.params.leak_weight * o.off - self.params.hidden_weight * o.others
     }
 
-    fn score(
-        &self,
-        region: &Region,
-        prefix: &Prefix,
-        camera: &Camera,
-        h: &Hypothesis,
-    ) -> (f64, Overlap) {
+    fn score(&self, prefix: &Prefix, camera: &Camera, h: &Hypothesis) -> (f64, Overlap) {
         let pose = self.pose(h);
         with_silhouette(camera, &self.dims(h.size), &pose, |outline| {
-            let o = overlap(region, prefix, outline);
+            let o = overlap(prefix, outline);
             (self.explained_px(&o), o)
         })
         .unwrap_or((f64::NEG_INFINITY, Overlap::default()))
@@ -1004,7 +998,6 @@ impl Detector {
     #[allow(clippy::too_many_arguments)]
     fn search_yaw(
         &self,
-        region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         start: Hypothesis,
@@ -1013,9 +1006,8 @@ impl Detector {
         keep: usize,
         freedom: Freedom,
     ) -> Option<(f64, Hypothesis)> {
-        let coarse =
-            self.search_yaw_coarse(region, prefix, camera, start, period, steps, keep, freedom)?;
-        Some(self.refine_fine(region, prefix, camera, coarse.1, freedom))
+        let coarse = self.search_yaw_coarse(prefix, camera, start, period, steps, keep, freedom)?;
+        Some(self.refine_fine(prefix, camera, coarse.1, freedom))
     }
 
     /// [`Detector::search_yaw`] without its fine steps: the best seed refined to
@@ -1023,7 +1015,6 @@ impl Detector {
     #[allow(clippy::too_many_arguments)]
     fn search_yaw_coarse(
         &self,
-        region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         start: Hypothesis,
@@ -1033,10 +1024,10 @@ impl Detector {
         freedom: Freedom,
     ) -> Option<(f64, Hypothesis)> {
         // Coarse steps for every kept seed; the best of them goes on.
-        self.yaw_seeds(region, prefix, camera, start, period, steps)
+        self.yaw_seeds(prefix, camera, start, period, steps)
             .into_iter()
             .take(keep)
-            .map(|(_, seed)| self.refine(region, prefix, camera, seed, freedom, FINE_FROM_MM))
+            .map(|(_, seed)| self.refine(prefix, camera, seed, freedom, FINE_FROM_MM))
             .max_by(|a, b| a.0.total_cmp(&b.0))
     }
 
@@ -1070,12 +1061,12 @@ impl Detector {
             d.min(TAU - d) >= FRAC_PI_2
         };
         let (_, seed) = self
-            .yaw_seeds(region, prefix, camera, start, TAU, 24)
+            .yaw_seeds(prefix, camera, start, TAU, 24)
             .into_iter()
             .find(|(_, h)| apart(h.yaw))?;
         let free_xy = ACROSS_TABLE;
-        let (_, h) = self.refine(region, prefix, camera, seed, free_xy, FINE_FROM_MM);
-        let (score, h) = self.refine_fine(region, prefix, camera, h, free_xy);
+        let (_, h) = self.refine(prefix, camera, seed, free_xy, FINE_FROM_MM);
+        let (score, h) = self.refine_fine(prefix, camera, h, free_xy);
         // Alone it must explain less than the best: it is there to leave room for a second
         // piece, not to turn a piece read alone.
         if score >= *best_score {
@@ -1090,7 +1081,6 @@ impl Detector {
     /// `steps` yaws of a hypothesis over `period`, scored, best first.
     fn yaw_seeds(
         &self,
-        region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         start: Hypothesis,
@@ -1103,7 +1093,7 @@ impl Detector {
                     yaw: period * f64::from(i) / f64::from(steps),
                     ..start
                 };
-                (self.score(region, prefix, camera, &h).0, h)
+                (self.score(prefix, camera, &h).0, h)
             })
             .collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -1114,7 +1104,6 @@ impl Detector {
     /// search stopped at.
     fn refine_fine(
         &self,
-        region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         coarse: Hypothesis,
@@ -1128,7 +1117,7 @@ impl Detector {
             first_step_mm,
             ..freedom
         };
-        self.refine(region, prefix, camera, coarse, fine, FINEST_STEP_MM)
+        self.refine(prefix, camera, coarse, fine, FINEST_STEP_MM)
     }
 
     /// The best fit of each size and resting family on the table, stacked on the supports or
@@ -1175,7 +1164,7 @@ impl Detector {
                                 continue;
                             };
                             found.extend(self.search_yaw_coarse(
-                                region, prefix, camera, start, period, steps, 3, free_xy,
+                                prefix, camera, start, period, steps, 3, free_xy,
                             ));
                         }
                         found
@@ -1190,8 +1179,7 @@ impl Detector {
                     .collect();
                 order.sort_by(|a, b| b.0.total_cmp(&a.0));
                 for (_, i, j) in order.into_iter().take(ON_TABLE_FINISHED) {
-                    computed[i][j] =
-                        self.refine_fine(region, prefix, camera, computed[i][j].1, free_xy);
+                    computed[i][j] = self.refine_fine(prefix, camera, computed[i][j].1, free_xy);
                 }
                 cache
                     .on_table
@@ -1221,7 +1209,7 @@ impl Detector {
                 // A stacked piece sits on the tip: a fit that slid off it is no longer stacked
                 // there (it fits a part of the region that some other piece explains).
                 let found = self
-                    .search_yaw(region, prefix, camera, start, FRAC_PI_2, 12, 2, nudge)
+                    .search_yaw(prefix, camera, start, FRAC_PI_2, 12, 2, nudge)
                     .filter(|(_, h)| (h.x - apex.x).hypot(h.y - apex.y) <= SEATED_WITHIN_MM);
                 all.extend(found);
             }
@@ -1244,7 +1232,7 @@ impl Detector {
                         tilt: flat_tilt(&dims),
                         lift: (a.z + b.z) / 2.0,
                     };
-                    all.extend(self.fit_bridge(region, prefix, camera, start, [*a, *b], free_xy));
+                    all.extend(self.fit_bridge(prefix, camera, start, [*a, *b], free_xy));
                 }
             }
         }
@@ -1271,7 +1259,7 @@ impl Detector {
                 Some(hit) => hit,
                 None => {
                     let computed: Vec<(Detection, f64)> = self
-                        .tower_bases(region, prefix, camera, &centre_px)
+                        .tower_bases(prefix, camera, &centre_px)
                         .into_iter()
                         .filter_map(|(score, h)| {
                             Some((
@@ -1348,7 +1336,7 @@ impl Detector {
                     continue;
                 };
                 seeds.extend(
-                    self.yaw_seeds(region, &prefix, camera, start, TAU, 16)
+                    self.yaw_seeds(&prefix, camera, start, TAU, 16)
                         .into_iter()
                         .next(),
                 );
@@ -1356,12 +1344,12 @@ impl Detector {
         }
         let mut coarse_tilted: Vec<(f64, Hypothesis)> = seeds
             .into_iter()
-            .map(|(_, h)| self.refine(region, &prefix, camera, h, free_tilt, FINE_FROM_MM))
+            .map(|(_, h)| self.refine(&prefix, camera, h, free_tilt, FINE_FROM_MM))
             .collect();
         // Only the best tilted fit goes on, so only the best few coarse ones take fine steps.
         coarse_tilted.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (_, h) in coarse_tilted.into_iter().take(BEST_FINISHED) {
-            let found = self.refine_fine(region, &prefix, camera, h, free_tilt);
+            let found = self.refine_fine(&prefix, camera, h, free_tilt);
             keep_better(&mut tilted, Some(found));
         }
         all.extend(tilted);
@@ -1398,7 +1386,7 @@ impl Detector {
         h: &Hypothesis,
         lead: f64,
     ) -> Option<Detection> {
-        let (_, o) = self.score(region, prefix, camera, h);
+        let (_, o) = self.score(prefix, camera, h);
         let precision = o.on / (o.on + o.off).max(1.0);
         let support = o.on / (o.on + o.off + o.care).max(1.0);
         // A stacked piece is pinned to the apex below it, so less of it needs to show.
@@ -1460,20 +1448,13 @@ impl Detector {
     }
 
     /// How well an upright `base` with a `top` piece stacked on it explains a region together.
-    fn tower_px(
-        &self,
-        region: &Region,
-        prefix: &Prefix,
-        camera: &Camera,
-        base: &Hypothesis,
-        top: Size,
-    ) -> f64 {
+    fn tower_px(&self, prefix: &Prefix, camera: &Camera, base: &Hypothesis, top: Size) -> f64 {
         let stacked = self.stacked_on(base, top);
         let (base_pose, top_pose) = (self.pose(base), self.pose(&stacked));
         let (base_dims, top_dims) = (self.dims(base.size), self.dims(top));
         with_silhouette(camera, &base_dims, &base_pose, |base_outline| {
             with_silhouette(camera, &top_dims, &top_pose, |top_outline| {
-                self.explained_px(&overlap_union(region, prefix, [base_outline, top_outline]))
+                self.explained_px(&overlap_union(prefix, [base_outline, top_outline]))
             })
         })
         .flatten()
@@ -1484,26 +1465,25 @@ impl Detector {
     /// returned with its own score, for the greedy search to pick up the top piece after it.
     fn tower_bases(
         &self,
-        region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         centre_px: &Point2<f64>,
     ) -> Vec<(f64, Hypothesis)> {
         let sizes = [Size::Small, Size::Medium, Size::Large];
         let pairs = sizes.into_iter().flat_map(|b| sizes.map(|t| (b, t)));
-        let mut coarse = self.coarse_towers(region, prefix, camera, centre_px, pairs);
+        let mut coarse = self.coarse_towers(prefix, camera, centre_px, pairs);
         // Only the best tower goes on, so only the best coarse ones take the fine steps.
         coarse.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut out: Vec<(f64, Hypothesis)> = coarse
             .into_iter()
             .take(BEST_FINISHED)
-            .map(|(_, h, top, step_mm)| self.finish_tower(region, prefix, camera, h, top, step_mm))
+            .map(|(_, h, top, step_mm)| self.finish_tower(prefix, camera, h, top, step_mm))
             .collect();
         // Only the best tower is worth a branch of the search; its base scores on its own.
         out.sort_by(|a, b| b.0.total_cmp(&a.0));
         out.into_iter()
             .take(1)
-            .map(|(_, h)| (self.score(region, prefix, camera, &h).0, h))
+            .map(|(_, h)| (self.score(prefix, camera, &h).0, h))
             .collect()
     }
 
@@ -1512,7 +1492,6 @@ impl Detector {
     /// step its search stopped at (for [`Detector::finish_tower`]).
     fn coarse_towers(
         &self,
-        region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         centre_px: &Point2<f64>,
@@ -1525,7 +1504,7 @@ impl Detector {
             else {
                 continue;
             };
-            let joint = |h: &Hypothesis| self.tower_px(region, prefix, camera, h, top);
+            let joint = |h: &Hypothesis| self.tower_px(prefix, camera, h, top);
             // Each seed scored once (a `max_by` comparing `joint` of both would score each twice).
             let seed = (0..12)
                 .map(|i| {
@@ -1548,7 +1527,6 @@ impl Detector {
     /// the finest step: its score and base.
     fn finish_tower(
         &self,
-        region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         base: Hypothesis,
@@ -1560,7 +1538,7 @@ impl Detector {
             tilt: false,
         };
         let (score, h, _) = pattern_search(base, freedom, FINEST_STEP_MM, |h| {
-            self.tower_px(region, prefix, camera, h, top)
+            self.tower_px(prefix, camera, h, top)
         });
         (score, h)
     }
@@ -1633,16 +1611,14 @@ impl Detector {
     /// than `stop_mm`.
     fn refine(
         &self,
-        region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         start: Hypothesis,
         freedom: Freedom,
         stop_mm: f64,
     ) -> (f64, Hypothesis) {
-        let (score, h, _) = pattern_search(start, freedom, stop_mm, |h| {
-            self.score(region, prefix, camera, h).0
-        });
+        let (score, h, _) =
+            pattern_search(start, freedom, stop_mm, |h| self.score(prefix, camera, h).0);
         (score, h)
     }
 }

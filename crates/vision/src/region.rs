@@ -333,12 +333,19 @@ pub(crate) const EXPLAINED: u8 = 2;
 
 /// Row prefix sums of a region's masks, so a silhouette scores in time proportional to its height.
 pub(crate) struct Prefix {
-    pub(crate) w: usize,
+    /// The box the sums cover, frame pixels (left, top, width, height): the smallest within
+    /// the region's box holding every pixel that is not table there. Outside it every pixel
+    /// counts as table, as it would from the sums; a lone piece's box is a few times smaller
+    /// than the region's, whose margin is there for neighbours, and its sums stay in the
+    /// nearest cache while thousands of silhouettes are scored on them.
+    x0: i64,
+    y0: i64,
+    w: usize,
+    h: usize,
     /// Per row, running counts from the row's start: `[target, dontcare, others, 0]`, where
     /// `others` counts, of the pixels that may hide this region's pieces, those of other pieces
     /// (not those already explained here). One array, so that a run's two ends are two loads;
-    /// 16 bits a count (a row is at most a frame wide), so that a large region's sums stay in
-    /// cache while thousands of silhouettes are scored on it.
+    /// 16 bits a count (a row is at most a frame wide), half the memory of 32.
     sums: Vec<[u16; 4]>,
 }
 
@@ -349,22 +356,57 @@ impl Prefix {
             w <= usize::from(u16::MAX),
             "a region wider than 16-bit counts"
         );
-        // Filled as it is pushed: a region's box runs to thousands of pixels, and zeroing the
-        // array first cost as much again.
-        let mut sums = Vec::with_capacity((w + 1) * region.h);
-        for y in 0..region.h {
-            let row = y * w..(y + 1) * w;
+        let rows = || {
+            region
+                .target
+                .chunks_exact(w.max(1))
+                .zip(region.dontcare.chunks_exact(w.max(1)))
+        };
+        // Where in a row something is not table: its first and last such columns.
+        let ends = |(target, dontcare): (&[u8], &[u8])| {
+            let some = |x: usize| (target[x] | dontcare[x]) != 0;
+            let first = (0..w).find(|&x| some(x))?;
+            let last = (0..w).rev().find(|&x| some(x))?;
+            Some((first, last))
+        };
+        let (mut top, mut bottom, mut left, mut right) = (usize::MAX, 0, usize::MAX, 0);
+        for (y, row) in rows().enumerate() {
+            if let Some((first, last)) = ends(row) {
+                top = top.min(y);
+                bottom = y;
+                left = left.min(first);
+                right = right.max(last);
+            }
+        }
+        if top == usize::MAX {
+            return Prefix {
+                x0: region.x0 as i64,
+                y0: region.y0 as i64,
+                w: 0,
+                h: 0,
+                sums: Vec::new(),
+            };
+        }
+        let (bw, bh) = (right + 1 - left, bottom + 1 - top);
+        // Filled as it is pushed: zeroing the array first cost as much again.
+        let mut sums = Vec::with_capacity((bw + 1) * bh);
+        for (target, dontcare) in rows().skip(top).take(bh) {
             let mut acc = [0u16; 4];
             sums.push(acc);
-            for (&target, &dontcare) in region.target[row.clone()].iter().zip(&region.dontcare[row])
-            {
+            for (&target, &dontcare) in target[left..=right].iter().zip(&dontcare[left..=right]) {
                 acc[0] += u16::from(target);
                 acc[1] += u16::from(dontcare != 0);
                 acc[2] += u16::from(dontcare == OTHER);
                 sums.push(acc);
             }
         }
-        Prefix { w, sums }
+        Prefix {
+            x0: (region.x0 + left) as i64,
+            y0: (region.y0 + top) as i64,
+            w: bw,
+            h: bh,
+            sums,
+        }
     }
 }
 
@@ -468,18 +510,18 @@ thread_local! {
     static SPANS: std::cell::RefCell<Vec<(f64, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Integer pixel counts of one run of pixels `xa..=xb` on region row `ry` (which may lie outside
-/// the region: all off then).
+/// Integer pixel counts of one run of pixels `xa..=xb` on frame row `y` (which may lie outside
+/// the prefix's box: all off then).
 #[inline(always)]
-fn count_run(region: &Region, prefix: &Prefix, ry: i64, xa: i64, xb: i64, acc: &mut [i64; 4]) {
+fn count_run(prefix: &Prefix, y: i64, xa: i64, xb: i64, acc: &mut [i64; 4]) {
     let total = xb - xa + 1;
-    if ry < 0 || ry >= region.h as i64 {
+    let ry = y - prefix.y0;
+    if ry < 0 || ry >= prefix.h as i64 {
         acc[1] += total;
         return;
     }
-    let ox = region.x0 as i64;
-    let ca = (xa - ox).clamp(0, region.w as i64) as usize;
-    let cb = (xb - ox + 1).clamp(0, region.w as i64) as usize;
+    let ca = (xa - prefix.x0).clamp(0, prefix.w as i64) as usize;
+    let cb = (xb - prefix.x0 + 1).clamp(0, prefix.w as i64) as usize;
     let row = ry as usize * (prefix.w + 1);
     let (a, b) = (prefix.sums[row + ca], prefix.sums[row + cb]);
     let on = i64::from(b[0] - a[0]);
@@ -527,11 +569,11 @@ pub(crate) fn for_each_run(polygon_px: &[Point2<f64>], mut run: impl FnMut(i64, 
     });
 }
 
-pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Overlap {
-    let oy = region.y0 as i64;
+/// How a silhouette lies on the region whose prefix sums these are.
+pub(crate) fn overlap(prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Overlap {
     let mut acc = [0i64; 4];
     for_each_run(polygon_px, |y, xa, xb| {
-        count_run(region, prefix, y - oy, xa, xb, &mut acc)
+        count_run(prefix, y, xa, xb, &mut acc)
     });
     Overlap {
         on: acc[0] as f64,
@@ -543,15 +585,10 @@ pub(crate) fn overlap(region: &Region, prefix: &Prefix, polygon_px: &[Point2<f64
 
 /// Like [`overlap`] for the union of two convex silhouettes (a piece and the one stacked on
 /// it): each row's two runs, merged where they overlap or touch, counted once.
-pub(crate) fn overlap_union(
-    region: &Region,
-    prefix: &Prefix,
-    [a, b]: [&[Point2<f64>]; 2],
-) -> Overlap {
+pub(crate) fn overlap_union(prefix: &Prefix, [a, b]: [&[Point2<f64>]; 2]) -> Overlap {
     let Some((first, rows)) = row_range(&[a, b]) else {
         return Overlap::default();
     };
-    let oy = region.y0 as i64;
     let mut acc = [0i64; 4];
     // Both polygons' spans in the thread's scratch rows, one after the other.
     SPANS.with_borrow_mut(|spans| {
@@ -568,18 +605,16 @@ pub(crate) fn overlap_union(
             (xa <= xb).then_some((xa, xb))
         };
         for (k, (&span_a, &span_b)) in spans_a.iter().zip(spans_b.iter()).enumerate() {
-            let ry = first + k as i64 - oy;
+            let y = first + k as i64;
             match (run_of(span_a), run_of(span_b)) {
-                (Some(r), None) | (None, Some(r)) => {
-                    count_run(region, prefix, ry, r.0, r.1, &mut acc)
-                }
+                (Some(r), None) | (None, Some(r)) => count_run(prefix, y, r.0, r.1, &mut acc),
                 (Some(r), Some(s)) => {
                     let (left, right) = if r <= s { (r, s) } else { (s, r) };
                     if right.0 <= left.1 + 1 {
-                        count_run(region, prefix, ry, left.0, left.1.max(right.1), &mut acc);
+                        count_run(prefix, y, left.0, left.1.max(right.1), &mut acc);
                     } else {
-                        count_run(region, prefix, ry, left.0, left.1, &mut acc);
-                        count_run(region, prefix, ry, right.0, right.1, &mut acc);
+                        count_run(prefix, y, left.0, left.1, &mut acc);
+                        count_run(prefix, y, right.0, right.1, &mut acc);
                     }
                 }
                 (None, None) => {}
@@ -917,7 +952,17 @@ mod tests {
             Point2::new(sx1 as f64, sy1 as f64),
             Point2::new(sx0 as f64, sy1 as f64),
         ];
-        let o = overlap(&region, &Prefix::new(&region), &square);
+        let inside_square = |mask: &[u8]| {
+            (sy0..=sy1)
+                .flat_map(|y| (sx0..=sx1).map(move |x| (x, y)))
+                .filter(|&(x, y)| {
+                    (y0..y0 + h).contains(&y)
+                        && (x0..x0 + w).contains(&x)
+                        && mask[(y - y0) * w + (x - x0)] == 1
+                })
+                .count()
+        };
+        let o = overlap(&Prefix::new(&region), &square);
         let (mut on, mut off, mut care, mut others) = (0, 0, 0, 0);
         for y in sy0..=sy1 {
             for x in sx0..=sx1 {
@@ -963,7 +1008,7 @@ mod tests {
         for polygon in [&base[..], &top[..]] {
             for_each_run(polygon, |y, xa, xb| union.extend((xa..=xb).map(|x| (x, y))));
         }
-        let o = overlap_union(&region, &Prefix::new(&region), [&base, &top]);
+        let o = overlap_union(&Prefix::new(&region), [&base, &top]);
         let (mut on, mut off, mut care, mut others) = (0, 0, 0, 0);
         for &(x, y) in &union {
             let (rx, ry) = (x - x0 as i64, y - y0 as i64);
@@ -978,8 +1023,8 @@ mod tests {
                 _ => off += 1,
             }
         }
-        let single = overlap(&region, &Prefix::new(&region), &base).on
-            + overlap(&region, &Prefix::new(&region), &top).on;
+        let single =
+            overlap(&Prefix::new(&region), &base).on + overlap(&Prefix::new(&region), &top).on;
         assert!(
             single > on as f64 && on > 0 && others > 0,
             "the two overlap on the blob"
@@ -988,6 +1033,27 @@ mod tests {
             (o.on, o.off, o.care, o.others),
             (on as f64, off as f64, care as f64, others as f64)
         );
+        // The blob alone in its box (nothing else there, so the sums cover only the blob's
+        // own box): the square still counts each of its pixels once, on the blob or off it;
+        // and a region with nothing left counts every pixel off.
+        let alone = Region {
+            dontcare: vec![0; w * h],
+            ..region.clone()
+        };
+        let o = overlap(&Prefix::new(&alone), &square);
+        let inside = (sy1 - sy0 + 1) * (sx1 - sx0 + 1);
+        let on_blob = inside_square(&target);
+        assert!(on_blob > 0 && on_blob < inside);
+        assert_eq!(
+            (o.on, o.off, o.care),
+            (on_blob as f64, (inside - on_blob) as f64, 0.0)
+        );
+        let empty = Region {
+            target: vec![0; w * h],
+            ..alone.clone()
+        };
+        let o = overlap(&Prefix::new(&empty), &square);
+        assert_eq!((o.on, o.off, o.care), (0.0, inside as f64, 0.0));
     }
 
     #[test]

@@ -39,7 +39,6 @@ impl Detector {
     /// size, tilt and height; at the tips' middle), among those that rest on both.
     pub(super) fn fit_bridge(
         &self,
-        region: &Region,
         prefix: &Prefix,
         camera: &Camera,
         start: Hypothesis,
@@ -50,7 +49,7 @@ impl Detector {
         // piece off them (to where one lying on the table would be seen).
         let objective = |h: &Hypothesis| {
             if self.rests_on(h, &tips) {
-                self.score(region, prefix, camera, h).0
+                self.score(prefix, camera, h).0
             } else {
                 f64::NEG_INFINITY
             }

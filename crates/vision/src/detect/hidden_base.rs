@@ -117,8 +117,8 @@ impl Detector {
             ..self.stacked_on(base, top.size)
         };
         let joint = |base: &Hypothesis| {
-            self.score(&free, &free_prefix, camera, base).0
-                + self.score(top_region, &top_prefix, camera, &top_on(base)).0
+            self.score(&free_prefix, camera, base).0
+                + self.score(&top_prefix, camera, &top_on(base)).0
         };
         let nudge = Freedom {
             first_step_mm: 2.0,
@@ -147,7 +147,7 @@ impl Detector {
         };
         let (_, base_h, _) = pattern_search(coarse, fine, FINEST_STEP_MM, joint);
         // The base must show enough of itself, and little of it on the table.
-        let (base_score, o) = self.score(&free, &free_prefix, camera, &base_h);
+        let (base_score, o) = self.score(&free_prefix, camera, &base_h);
         let precision = o.on / (o.on + o.off).max(1.0);
         if precision < self.params.min_precision || o.on < self.params.min_region_px as f64 {
             return None;
@@ -155,8 +155,8 @@ impl Detector {
         let mut base = self.detection(free.color, camera, &base_h, precision)?;
         let raised_h = top_on(&base_h);
         let raised = self.detection(top.color, camera, &raised_h, top.confidence)?;
-        let top_gain = self.score(top_region, &top_prefix, camera, &raised_h).0
-            - self.explained_px(&overlap(top_region, &top_prefix, &top.outline_px));
+        let top_gain = self.score(&top_prefix, camera, &raised_h).0
+            - self.explained_px(&overlap(&top_prefix, &top.outline_px));
         // The rest of the region hides behind the top as any piece would: only the base is
         // claimed to sit under it.
         let base_alone = base_score - self.params.min_region_px as f64;
@@ -304,7 +304,7 @@ impl Detector {
         let mut free = region.clone();
         hidden_by(&mut free, &over.outline_px);
         let prefix = Prefix::new(&free);
-        let was = self.explained_px(&overlap(&free, &prefix, &post.outline_px));
+        let was = self.explained_px(&overlap(&prefix, &post.outline_px));
         let at = match at {
             Some(at) => at,
             None => camera
@@ -318,7 +318,7 @@ impl Detector {
         let (score, h, _) = sizes
             .iter()
             .map(|&size| {
-                let score = |h: &Hypothesis| self.score(&free, &prefix, camera, h).0;
+                let score = |h: &Hypothesis| self.score(&prefix, camera, h).0;
                 let seed = best_upright_yaw(size, at.x, at.y, score);
                 pattern_search(seed, nudge, FINEST_STEP_MM, score)
             })

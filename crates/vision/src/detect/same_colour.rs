@@ -52,14 +52,13 @@ impl Detector {
                 }
                 let alone = with_others_explained(region, &per_region[i], k);
                 let prefix = Prefix::new(&alone);
-                let (alone_px, _) = self.score(&alone, &prefix, camera, &found);
+                let (alone_px, _) = self.score(&prefix, camera, &found);
                 let tolerance = self.params.resting_outline_tolerance * alone.target_px();
                 let best = tops
                     .into_iter()
                     .filter_map(|top| {
                         // Alone, the base slid back to cover the top as well: fit the two together.
-                        let (px, base) =
-                            self.finish_tower(&alone, &prefix, camera, found, top, 2.0);
+                        let (px, base) = self.finish_tower(&prefix, camera, found, top, 2.0);
                         // The second piece has its price, as any piece does.
                         let gain = px - self.params.min_region_px as f64 - alone_px;
                         (gain >= -tolerance
@@ -104,7 +103,7 @@ impl Detector {
             }
             let prefix = Prefix::new(region);
             let flat_h = flat_hypothesis(flat, &self.dims(flat.size));
-            let flat_px = self.score(region, &prefix, camera, &flat_h).0;
+            let flat_px = self.score(&prefix, camera, &flat_h).0;
             // A piece that explains its region all but perfectly needs no tower.
             if flat_px >= NEARLY_PERFECT * region.target_px() {
                 continue;
@@ -122,10 +121,10 @@ impl Detector {
             ];
             let price = self.params.min_region_px as f64;
             let best = self
-                .coarse_towers(region, &prefix, camera, &centre_px, pairs.into_iter())
+                .coarse_towers(&prefix, camera, &centre_px, pairs.into_iter())
                 .into_iter()
                 .filter_map(|(_, base, top, step_mm)| {
-                    let (px, base) = self.finish_tower(region, &prefix, camera, base, top, step_mm);
+                    let (px, base) = self.finish_tower(&prefix, camera, base, top, step_mm);
                     let gain = px - price - flat_px;
                     if gain < 0.0 {
                         return None;
