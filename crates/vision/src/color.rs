@@ -190,7 +190,7 @@ impl ColorModel {
         // A shaded face is darker than the table, as the table's shadows are, but they are
         // never more saturated than the lit table (on a green cloth they lose chroma, on a blue
         // one they keep about as much), so a smaller step tells it.
-        let step = if at_least_as_light(lab[0], table_lab[0], self.shadow_dark_ratio) {
+        let step = if self.lit_like_table(lab[0], table_lab[0]) {
             self.min_saturation_step
         } else if self.not_dark(lab[0], table_lab[0]) {
             self.min_shaded_saturation_step
@@ -208,6 +208,12 @@ impl ColorModel {
         let (along, across) = (f64::from(along), f64::from((da * tb - db * ta).abs()));
         let table_chroma2 = f64::from(ta * ta + tb * tb);
         along * along >= step * step * table_chroma2 && across <= TWIN_TAN * along
+    }
+
+    /// Whether a pixel of 8-bit Lab lightness `l` is no darker than the table's shadows
+    /// (`shadow_dark_ratio` of lightness `table_l`): lit as the table is.
+    pub(crate) fn lit_like_table(&self, l: u8, table_l: u8) -> bool {
+        at_least_as_light(l, table_l, self.shadow_dark_ratio)
     }
 
     /// Whether a pixel of 8-bit Lab lightness `l` is lighter than black plastic would be on a

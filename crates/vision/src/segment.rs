@@ -182,6 +182,7 @@ fn saturated_twins(
         *settled[usize::from(ab[0]) << 8 | usize::from(ab[1])]
             .get_or_insert_with(|| model.twin_colour_of_table(ab))
     };
+    let floor = TwinFloor::new(model);
     for (block, t) in small_bytes.chunks_exact(3).enumerate() {
         if twin_colour([t[1], t[2]]).is_none() {
             continue;
@@ -196,6 +197,9 @@ fn saturated_twins(
                     continue;
                 }
                 let (p, t) = (&lab_bytes[3 * k..3 * k + 3], &table_bytes[3 * k..3 * k + 3]);
+                if !floor.may_be_twin(p, t) {
+                    continue;
+                }
                 let Some(color) = twin_colour([t[1], t[2]]) else {
                     continue;
                 };
@@ -206,6 +210,56 @@ fn saturated_twins(
         }
     }
     Ok(twins)
+}
+
+/// A quick test that turns away most pixels [`ColorModel::saturated_twin`] would: a twin's
+/// chroma steps from the table's by `min_saturation_step` (lit) or `min_shaded_saturation_step`
+/// (shaded) along the table's hue, so by at least that in all, and most table pixels (noise
+/// around the table's colour) are told by that alone, in integers.
+struct TwinFloor {
+    /// Per table lightness, the least lightness lit as the table is, and the least not dark
+    /// (both tests grow with the lightness; 256 where none is).
+    least_lit: [u16; 256],
+    least_shown: [u16; 256],
+    /// The two steps squared, a hair low, so that the floats of the full test can never pass a
+    /// pixel this one turns away.
+    lit_floor: f64,
+    shaded_floor: f64,
+}
+
+impl TwinFloor {
+    fn new(model: &ColorModel) -> TwinFloor {
+        let least_of = |passes: &dyn Fn(u8, u8) -> bool| -> [u16; 256] {
+            std::array::from_fn(|t| {
+                (0..=255u8)
+                    .find(|&l| passes(l, t as u8))
+                    .map_or(256, u16::from)
+            })
+        };
+        let floor = |step: f64| step * step * (1.0 - 1e-9);
+        TwinFloor {
+            least_lit: least_of(&|l, t| model.lit_like_table(l, t)),
+            least_shown: least_of(&|l, t| model.not_dark(l, t)),
+            lit_floor: floor(model.min_saturation_step),
+            shaded_floor: floor(model.min_shaded_saturation_step),
+        }
+    }
+
+    /// False only where [`ColorModel::saturated_twin`] of the same pixel is false.
+    #[inline]
+    fn may_be_twin(&self, lab: &[u8], table_lab: &[u8]) -> bool {
+        let (l, t) = (u16::from(lab[0]), usize::from(table_lab[0]));
+        let floor = if l >= self.least_lit[t] {
+            self.lit_floor
+        } else if l >= self.least_shown[t] {
+            self.shaded_floor
+        } else {
+            return false;
+        };
+        let da = i32::from(lab[1]) - i32::from(table_lab[1]);
+        let db = i32::from(lab[2]) - i32::from(table_lab[2]);
+        f64::from(da * da + db * db) >= floor
+    }
 }
 
 /// Of the table's saturated twins, keeps those with at least [`TWIN_NEIGHBOURS`] of their eight
@@ -296,6 +350,51 @@ mod tests {
         let mut bgr = Mat::default();
         imgproc::cvt_color_def(&frame, &mut bgr, imgproc::COLOR_Lab2BGR).unwrap();
         bgr
+    }
+
+    /// The quick test never turns away a pixel the full one takes, and turns away most of a
+    /// green cloth's noise: every lightness pair in steps, chroma around five table colours.
+    #[test]
+    fn the_quick_twin_test_turns_away_only_what_the_full_test_does() {
+        let model = ColorModel::default();
+        let floor = TwinFloor::new(&model);
+        let (mut twins, mut turned_away, mut noise, mut noise_turned_away) = (0, 0, 0, 0);
+        for table in [
+            [150, 90, 150],
+            [120, 100, 110],
+            [170, 128, 128],
+            [90, 150, 90],
+            [60, 135, 75],
+        ] {
+            for l in (0..=255u8).step_by(3) {
+                for da in -30..=30i32 {
+                    for db in -30..=30i32 {
+                        let lab = [
+                            l,
+                            (i32::from(table[1]) + da).clamp(0, 255) as u8,
+                            (i32::from(table[2]) + db).clamp(0, 255) as u8,
+                        ];
+                        let full = model.saturated_twin(lab, table);
+                        let quick = floor.may_be_twin(&lab, &table);
+                        assert!(quick || !full, "{lab:?} on {table:?}");
+                        twins += usize::from(full);
+                        turned_away += usize::from(!quick);
+                        if da.abs() <= 3 && db.abs() <= 3 && l.abs_diff(table[0]) < 10 {
+                            noise += 1;
+                            noise_turned_away += usize::from(!quick);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            twins > 1000 && turned_away > 0,
+            "{twins} twins, {turned_away} turned away"
+        );
+        assert!(
+            noise_turned_away * 10 >= noise * 9,
+            "{noise_turned_away} of {noise}"
+        );
     }
 
     #[test]
