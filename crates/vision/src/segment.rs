@@ -117,11 +117,7 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
     // `classify`. A squared chroma distance below `near` (a real number) is one below its
     // ceiling; a lightness passes the dark test from the least one that does, per table level.
     let near = (model.min_chroma_difference * model.min_chroma_difference).ceil() as i32;
-    let least_light: [u16; 256] = std::array::from_fn(|t| {
-        (0..=255u8)
-            .find(|&l| model.not_dark(l, t as u8))
-            .map_or(256, u16::from)
-    });
+    let least_light = least_lightness(|l, t| model.not_dark(l, t));
     let mut classes = vec![TABLE; lab_bytes.len() / 3];
     for (class, (p, t)) in classes
         .iter_mut()
@@ -146,6 +142,7 @@ pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionEr
         &classes,
         width,
         model,
+        &TwinFloor::new(model, least_light),
     )?;
     keep_twin_patches(&mut classes, &twins, width, &class_of);
     Ok(Segmentation {
@@ -171,6 +168,7 @@ fn saturated_twins(
     classes: &[u8],
     width: usize,
     model: &ColorModel,
+    floor: &TwinFloor,
 ) -> Result<Vec<(usize, Color)>, VisionError> {
     let small_bytes = small_table.data_bytes().during("reading a frame")?;
     let small_width = small_table.cols().max(1) as usize;
@@ -182,7 +180,6 @@ fn saturated_twins(
         *settled[usize::from(ab[0]) << 8 | usize::from(ab[1])]
             .get_or_insert_with(|| model.twin_colour_of_table(ab))
     };
-    let floor = TwinFloor::new(model);
     for (block, t) in small_bytes.chunks_exact(3).enumerate() {
         if twin_colour([t[1], t[2]]).is_none() {
             continue;
@@ -212,6 +209,16 @@ fn saturated_twins(
     Ok(twins)
 }
 
+/// Per table lightness, the least pixel lightness that `passes` (a test that grows with the
+/// pixel's lightness), 256 where none does: the test as one comparison.
+fn least_lightness(passes: impl Fn(u8, u8) -> bool) -> [u16; 256] {
+    std::array::from_fn(|t| {
+        (0..=255u8)
+            .find(|&l| passes(l, t as u8))
+            .map_or(256, u16::from)
+    })
+}
+
 /// A quick test that turns away most pixels [`ColorModel::saturated_twin`] would: a twin's
 /// chroma steps from the table's by `min_saturation_step` (lit) or `min_shaded_saturation_step`
 /// (shaded) along the table's hue, so by at least that in all, and most table pixels (noise
@@ -228,18 +235,12 @@ struct TwinFloor {
 }
 
 impl TwinFloor {
-    fn new(model: &ColorModel) -> TwinFloor {
-        let least_of = |passes: &dyn Fn(u8, u8) -> bool| -> [u16; 256] {
-            std::array::from_fn(|t| {
-                (0..=255u8)
-                    .find(|&l| passes(l, t as u8))
-                    .map_or(256, u16::from)
-            })
-        };
+    /// `least_shown`: [`least_lightness`] of [`ColorModel::not_dark`], as the table test has it.
+    fn new(model: &ColorModel, least_shown: [u16; 256]) -> TwinFloor {
         let floor = |step: f64| step * step * (1.0 - 1e-9);
         TwinFloor {
-            least_lit: least_of(&|l, t| model.lit_like_table(l, t)),
-            least_shown: least_of(&|l, t| model.not_dark(l, t)),
+            least_lit: least_lightness(|l, t| model.lit_like_table(l, t)),
+            least_shown,
             lit_floor: floor(model.min_saturation_step),
             shaded_floor: floor(model.min_shaded_saturation_step),
         }
@@ -357,7 +358,7 @@ mod tests {
     #[test]
     fn the_quick_twin_test_turns_away_only_what_the_full_test_does() {
         let model = ColorModel::default();
-        let floor = TwinFloor::new(&model);
+        let floor = TwinFloor::new(&model, least_lightness(|l, t| model.not_dark(l, t)));
         let (mut twins, mut turned_away, mut noise, mut noise_turned_away) = (0, 0, 0, 0);
         for table in [
             [150, 90, 150],
