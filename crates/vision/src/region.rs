@@ -556,17 +556,23 @@ pub(crate) fn for_each_run(polygon_px: &[Point2<f64>], mut run: impl FnMut(i64, 
     SPANS.with_borrow_mut(|spans| {
         spans.resize(rows, (0.0, 0.0));
         fill_spans(polygon_px, first, &mut spans[..rows]);
-        for (k, &(lo, hi)) in spans[..rows].iter().enumerate() {
-            if lo > hi {
-                continue;
+        for (k, &span) in spans[..rows].iter().enumerate() {
+            if let Some((xa, xb)) = run_of(span) {
+                run(first + k as i64, xa, xb);
             }
-            let (xa, xb) = (ceil(lo), floor(hi));
-            if xb < xa {
-                continue;
-            }
-            run(first + k as i64, xa, xb);
         }
     });
+}
+
+/// The pixels `xa..=xb` whose centres lie in a row's span (see [`fill_spans`]); none for a row
+/// the polygon misses (`lo > hi`, infinite ends) or whose span holds no pixel centre.
+#[inline(always)]
+fn run_of((lo, hi): (f64, f64)) -> Option<(i64, i64)> {
+    if lo > hi {
+        return None;
+    }
+    let (xa, xb) = (ceil(lo), floor(hi));
+    (xa <= xb).then_some((xa, xb))
 }
 
 /// How a silhouette lies on the region whose prefix sums these are.
@@ -596,14 +602,6 @@ pub(crate) fn overlap_union(prefix: &Prefix, [a, b]: [&[Point2<f64>]; 2]) -> Ove
         let (spans_a, spans_b) = spans[..2 * rows].split_at_mut(rows);
         fill_spans(a, first, spans_a);
         fill_spans(b, first, spans_b);
-        // A row the polygon misses has no run (and infinite ends, which make no pixel).
-        let run_of = |(lo, hi): (f64, f64)| {
-            if lo > hi {
-                return None;
-            }
-            let (xa, xb) = (ceil(lo), floor(hi));
-            (xa <= xb).then_some((xa, xb))
-        };
         for (k, (&span_a, &span_b)) in spans_a.iter().zip(spans_b.iter()).enumerate() {
             let y = first + k as i64;
             match (run_of(span_a), run_of(span_b)) {
