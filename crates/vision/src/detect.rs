@@ -244,6 +244,9 @@ struct FitCache {
     on_table: RefCell<HashMap<u64, Vec<Scored>>>,
     /// Tower bases, by region state alone.
     tower_bases: RefCell<HashMap<u64, Vec<(Detection, f64)>>>,
+    /// The best leaning or upside-down piece, by region state alone: the refits with tips to
+    /// rest on meet the same rest regions again, and a tilted piece rests on none of them.
+    tilted: RefCell<HashMap<u64, Option<(f64, Hypothesis)>>>,
 }
 
 /// What the usual candidates depend on: the region's pixels, the supports, and whether tower
@@ -1299,60 +1302,24 @@ impl Detector {
         allow_tilted: bool,
         count: usize,
     ) -> Vec<(Detection, f64)> {
-        use std::f64::consts::TAU;
         let prefix = Prefix::new(region);
         let Some(centre_px) = region.target_centre() else {
             return Vec::new();
         };
-        let sizes = [Size::Small, Size::Medium, Size::Large];
         let (mut all, tower_base, turned) =
             self.usual_candidates(cache, region, &prefix, camera, supports, count, &centre_px);
-        let keep_better = |best: &mut Option<(f64, Hypothesis)>, c: Option<(f64, Hypothesis)>| {
-            if let Some(c) = c
-                && best.as_ref().is_none_or(|(s, _)| c.0 > *s)
-            {
-                *best = Some(c);
-            }
-        };
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
         // the region as a whole decides (see `explain_region`).
-        let mut tilted: Option<(f64, Hypothesis)> = None;
-        let free_tilt = Freedom {
-            first_step_mm: 4.0,
-            tilt: true,
-        };
-        // The best yaw of each size and starting tilt, each taking coarse steps: an upside-down
-        // piece's seed can score far below a leaning one's and still end best.
-        let mut seeds: Vec<(f64, Hypothesis)> = Vec::new();
-        for size in sizes.into_iter().filter(|_| allow_tilted) {
-            for tilt_deg in [45.0_f64, 70.0, 150.0, 180.0] {
-                let Some(start) = self.start_on_table(
-                    camera,
-                    &centre_px,
-                    size,
-                    Resting::Tilted,
-                    tilt_deg.to_radians(),
-                ) else {
-                    continue;
-                };
-                seeds.extend(
-                    self.yaw_seeds(&prefix, camera, start, TAU, 16)
-                        .into_iter()
-                        .next(),
-                );
-            }
+        if allow_tilted {
+            let key = fit_key(region, &[], false);
+            let cached = cache.tilted.borrow().get(&key).copied();
+            let tilted = cached.unwrap_or_else(|| {
+                let found = self.best_tilted(&prefix, camera, &centre_px);
+                cache.tilted.borrow_mut().insert(key, found);
+                found
+            });
+            all.extend(tilted);
         }
-        let mut coarse_tilted: Vec<(f64, Hypothesis)> = seeds
-            .into_iter()
-            .map(|(_, h)| self.refine(&prefix, camera, h, free_tilt, FINE_FROM_MM))
-            .collect();
-        // Only the best tilted fit goes on, so only the best few coarse ones take fine steps.
-        coarse_tilted.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (_, h) in coarse_tilted.into_iter().take(BEST_FINISHED) {
-            let found = self.refine_fine(&prefix, camera, h, free_tilt);
-            keep_better(&mut tilted, Some(found));
-        }
-        all.extend(tilted);
         all.sort_by(|a, b| b.0.total_cmp(&a.0));
         // How far each fit stands above the best fit of another size or resting family: a
         // narrow lead means the silhouette alone could not tell them apart.
@@ -1375,6 +1342,55 @@ impl Detector {
         chosen.extend(tower_base);
         chosen.extend(turned);
         chosen
+    }
+
+    /// The best leaning or upside-down piece for what is left of a region, of any size.
+    fn best_tilted(
+        &self,
+        prefix: &Prefix,
+        camera: &Camera,
+        centre_px: &Point2<f64>,
+    ) -> Option<(f64, Hypothesis)> {
+        use std::f64::consts::TAU;
+        let free_tilt = Freedom {
+            first_step_mm: 4.0,
+            tilt: true,
+        };
+        // The best yaw of each size and starting tilt, each taking coarse steps: an upside-down
+        // piece's seed can score far below a leaning one's and still end best.
+        let mut seeds: Vec<(f64, Hypothesis)> = Vec::new();
+        for size in [Size::Small, Size::Medium, Size::Large] {
+            for tilt_deg in [45.0_f64, 70.0, 150.0, 180.0] {
+                let Some(start) = self.start_on_table(
+                    camera,
+                    centre_px,
+                    size,
+                    Resting::Tilted,
+                    tilt_deg.to_radians(),
+                ) else {
+                    continue;
+                };
+                seeds.extend(
+                    self.yaw_seeds(prefix, camera, start, TAU, 16)
+                        .into_iter()
+                        .next(),
+                );
+            }
+        }
+        let mut coarse: Vec<(f64, Hypothesis)> = seeds
+            .into_iter()
+            .map(|(_, h)| self.refine(prefix, camera, h, free_tilt, FINE_FROM_MM))
+            .collect();
+        // Only the best tilted fit goes on, so only the best few coarse ones take fine steps.
+        coarse.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut best: Option<(f64, Hypothesis)> = None;
+        for (_, h) in coarse.into_iter().take(BEST_FINISHED) {
+            let found = self.refine_fine(prefix, camera, h, free_tilt);
+            if best.as_ref().is_none_or(|(s, _)| found.0 > *s) {
+                best = Some(found);
+            }
+        }
+        best
     }
 
     /// The detection for a hypothesis, if it explains enough of what is left of the region.
