@@ -6,6 +6,7 @@ use koanscope_geometry::{PieceModels, Placer, PyramidDims};
 use koanscope_scene::{Color, Size};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use nalgebra::{Isometry3, Point2, Point3, Translation3};
 use opencv::core::Mat;
@@ -247,6 +248,22 @@ struct FitCache {
     /// The best leaning or upside-down piece, by region state alone: the refits with tips to
     /// rest on meet the same rest regions again, and a tilted piece rests on none of them.
     tilted: RefCell<HashMap<u64, Option<(f64, Hypothesis)>>>,
+    /// The prefix sums, by region state alone: most states are fitted more than once.
+    prefixes: RefCell<HashMap<u64, Rc<Prefix>>>,
+}
+
+impl FitCache {
+    /// The prefix sums of a region whose state is `region_key` (see [`fit_key`]).
+    fn prefix(&self, region: &Region, region_key: u64) -> Rc<Prefix> {
+        if let Some(hit) = self.prefixes.borrow().get(&region_key) {
+            return hit.clone();
+        }
+        let prefix = Rc::new(Prefix::new(region));
+        self.prefixes
+            .borrow_mut()
+            .insert(region_key, prefix.clone());
+        prefix
+    }
 }
 
 /// What the usual candidates depend on: the region's pixels, the supports, and whether tower
@@ -690,10 +707,11 @@ impl Detector {
         camera: &Camera,
         supports: &[Point3<f64>],
     ) -> Vec<Reading> {
-        let prefix = Prefix::new(region);
         let Some(centre_px) = region.target_centre() else {
             return Vec::new();
         };
+        let region_key = fit_key(region, &[], false);
+        let prefix = cache.prefix(region, region_key);
         let (all, _, _) = self.usual_candidates(
             cache,
             region,
@@ -702,6 +720,7 @@ impl Detector {
             supports,
             self.params.first_choices,
             &centre_px,
+            region_key,
         );
         let best_other = all
             .iter()
@@ -1137,6 +1156,7 @@ impl Detector {
         supports: &[Point3<f64>],
         count: usize,
         centre_px: &Point2<f64>,
+        region_key: u64,
     ) -> Usual {
         use std::f64::consts::{FRAC_PI_2, TAU};
         let key = fit_key(region, supports, count > 1);
@@ -1147,7 +1167,6 @@ impl Detector {
         let mut all: Vec<(f64, Hypothesis)> = Vec::new();
         let sizes = [Size::Small, Size::Medium, Size::Large];
         let free_xy = ACROSS_TABLE;
-        let region_key = fit_key(region, &[], false);
         let cached = cache.on_table.borrow().get(&region_key).cloned();
         let on_table = match cached {
             Some(hit) => hit,
@@ -1302,20 +1321,21 @@ impl Detector {
         allow_tilted: bool,
         count: usize,
     ) -> Vec<(Detection, f64)> {
-        let prefix = Prefix::new(region);
         let Some(centre_px) = region.target_centre() else {
             return Vec::new();
         };
-        let (mut all, tower_base, turned) =
-            self.usual_candidates(cache, region, &prefix, camera, supports, count, &centre_px);
+        let region_key = fit_key(region, &[], false);
+        let prefix = cache.prefix(region, region_key);
+        let (mut all, tower_base, turned) = self.usual_candidates(
+            cache, region, &prefix, camera, supports, count, &centre_px, region_key,
+        );
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
         // the region as a whole decides (see `explain_region`).
         if allow_tilted {
-            let key = fit_key(region, &[], false);
-            let cached = cache.tilted.borrow().get(&key).copied();
+            let cached = cache.tilted.borrow().get(&region_key).copied();
             let tilted = cached.unwrap_or_else(|| {
                 let found = self.best_tilted(&prefix, camera, &centre_px);
-                cache.tilted.borrow_mut().insert(key, found);
+                cache.tilted.borrow_mut().insert(region_key, found);
                 found
             });
             all.extend(tilted);
