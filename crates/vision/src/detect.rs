@@ -250,9 +250,27 @@ struct FitCache {
     tilted: RefCell<HashMap<u64, Option<(f64, Hypothesis)>>>,
     /// The prefix sums, by region state alone: most states are fitted more than once.
     prefixes: RefCell<HashMap<u64, Rc<Prefix>>>,
+    /// A piece of one size stacked on a tip or lying across two, by region state and tips (see
+    /// [`tips_key`]): a refit over a tip found elsewhere meets the same states with the tips
+    /// of the region's own pieces again.
+    on_tips: RefCell<HashMap<u64, Option<(f64, Hypothesis)>>>,
 }
 
 impl FitCache {
+    /// A fit on tips, made once per region state, size and tips.
+    fn on_tips(
+        &self,
+        key: u64,
+        fit: impl FnOnce() -> Option<(f64, Hypothesis)>,
+    ) -> Option<(f64, Hypothesis)> {
+        if let Some(hit) = self.on_tips.borrow().get(&key) {
+            return *hit;
+        }
+        let found = fit();
+        self.on_tips.borrow_mut().insert(key, found);
+        found
+    }
+
     /// The prefix sums of a region whose state is `region_key` (see [`fit_key`]).
     fn prefix(&self, region: &Region, region_key: u64) -> Rc<Prefix> {
         if let Some(hit) = self.prefixes.borrow().get(&region_key) {
@@ -275,6 +293,18 @@ fn fit_key(region: &Region, supports: &[Point3<f64>], towers: bool) -> u64 {
     region.target.hash(&mut h);
     region.dontcare.hash(&mut h);
     for p in supports {
+        (p.x.to_bits(), p.y.to_bits(), p.z.to_bits()).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// What a fit resting on tips depends on besides the region state: the piece's size and the
+/// tips, in order.
+fn tips_key(region_key: u64, size: Size, tips: &[Point3<f64>]) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = foldhash::fast::FixedState::default().build_hasher();
+    (region_key, size.pips()).hash(&mut h);
+    for p in tips {
         (p.x.to_bits(), p.y.to_bits(), p.z.to_bits()).hash(&mut h);
     }
     h.finish()
@@ -1230,9 +1260,10 @@ impl Detector {
                 };
                 // A stacked piece sits on the tip: a fit that slid off it is no longer stacked
                 // there (it fits a part of the region that some other piece explains).
-                let found = self
-                    .search_yaw(prefix, camera, start, FRAC_PI_2, 12, 2, nudge)
-                    .filter(|(_, h)| (h.x - apex.x).hypot(h.y - apex.y) <= SEATED_WITHIN_MM);
+                let found = cache.on_tips(tips_key(region_key, size, &[*apex]), || {
+                    self.search_yaw(prefix, camera, start, FRAC_PI_2, 12, 2, nudge)
+                        .filter(|(_, h)| (h.x - apex.x).hypot(h.y - apex.y) <= SEATED_WITHIN_MM)
+                });
                 all.extend(found);
             }
             // Lying on a side across two apexes (a bridge); posts may differ by about one size.
@@ -1254,7 +1285,9 @@ impl Detector {
                         tilt: flat_tilt(&dims),
                         lift: (a.z + b.z) / 2.0,
                     };
-                    all.extend(self.fit_bridge(prefix, camera, start, [*a, *b], free_xy));
+                    all.extend(cache.on_tips(tips_key(region_key, size, &[*a, *b]), || {
+                        self.fit_bridge(prefix, camera, start, [*a, *b], free_xy)
+                    }));
                 }
             }
         }
