@@ -254,6 +254,11 @@ pub(crate) fn regions(
                 let x1 = (bx + lw + margin).min(w);
                 let y1 = (by + lh + margin).min(h);
                 let (rw, rh) = (x1 - x0, y1 - y0);
+                // No piece spans a box this large (at 1920x1080 a whole frame is less); the fit
+                // counts a region's pixels in lanes of this size.
+                if rw * rh >= 1 << LANE_BITS {
+                    continue;
+                }
                 let mut target = vec![0u8; rw * rh];
                 let mut dontcare = vec![0u8; rw * rh];
                 let mut lightness = vec![0u8; rw * rh];
@@ -342,19 +347,50 @@ pub(crate) struct Prefix {
     y0: i64,
     w: usize,
     h: usize,
-    /// Per row, running counts from the row's start: `[target, dontcare, others, 0]`, where
-    /// `others` counts, of the pixels that may hide this region's pieces, those of other pieces
-    /// (not those already explained here). One array, so that a run's two ends are two loads;
-    /// 16 bits a count (a row is at most a frame wide), half the memory of 32.
-    sums: Vec<[u16; 4]>,
+    /// Per row, running counts from the row's start, packed in [`LANE_BITS`]-bit lanes of one
+    /// word: target, dontcare and others, where `others` counts, of the pixels that may hide
+    /// this region's pieces, those of other pieces (not those already explained here). A run's
+    /// counts are then one subtraction of its two ends (no lane is ever less at the left end,
+    /// so none borrows from the next), and a silhouette's, one sum of those words.
+    sums: Vec<u64>,
+}
+
+/// Bits of one count in [`Prefix`]'s words: a silhouette's pixels in the sums' box are at most
+/// the region's box, which [`regions`] keeps under 2^21 pixels (a 1920x1080 frame is less), so
+/// no lane of a sum over a silhouette's rows overflows.
+const LANE_BITS: u32 = 21;
+const LANE_MASK: u64 = (1 << LANE_BITS) - 1;
+const TARGET_LANE: u64 = 1;
+const DONTCARE_LANE: u64 = 1 << LANE_BITS;
+const OTHERS_LANE: u64 = 1 << (2 * LANE_BITS);
+
+/// Counts of a silhouette's runs: their lanes summed, and all their pixels.
+#[derive(Default)]
+struct RunCounts {
+    lanes: u64,
+    pixels: i64,
+}
+
+impl RunCounts {
+    fn overlap(&self) -> Overlap {
+        let on = (self.lanes & LANE_MASK) as i64;
+        let care = ((self.lanes >> LANE_BITS) & LANE_MASK) as i64;
+        let others = ((self.lanes >> (2 * LANE_BITS)) & LANE_MASK) as i64;
+        Overlap {
+            on: on as f64,
+            off: (self.pixels - on - care) as f64,
+            care: care as f64,
+            others: others as f64,
+        }
+    }
 }
 
 impl Prefix {
     pub(crate) fn new(region: &Region) -> Prefix {
         let w = region.w;
         debug_assert!(
-            w <= usize::from(u16::MAX),
-            "a region wider than 16-bit counts"
+            w * region.h < 1 << LANE_BITS,
+            "a region box larger than a count's lane (see `regions`)"
         );
         let rows = || {
             region
@@ -391,12 +427,12 @@ impl Prefix {
         // Filled as it is pushed: zeroing the array first cost as much again.
         let mut sums = Vec::with_capacity((bw + 1) * bh);
         for (target, dontcare) in rows().skip(top).take(bh) {
-            let mut acc = [0u16; 4];
+            let mut acc = 0u64;
             sums.push(acc);
             for (&target, &dontcare) in target[left..=right].iter().zip(&dontcare[left..=right]) {
-                acc[0] += u16::from(target);
-                acc[1] += u16::from(dontcare != 0);
-                acc[2] += u16::from(dontcare == OTHER);
+                acc += TARGET_LANE * u64::from(target)
+                    + DONTCARE_LANE * u64::from(dontcare != 0)
+                    + OTHERS_LANE * u64::from(dontcare == OTHER);
                 sums.push(acc);
             }
         }
@@ -510,26 +546,19 @@ thread_local! {
     static SPANS: std::cell::RefCell<Vec<(f64, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Integer pixel counts of one run of pixels `xa..=xb` on frame row `y` (which may lie outside
-/// the prefix's box: all off then).
+/// Counts one run of pixels `xa..=xb` on frame row `y` (which may lie outside the prefix's box:
+/// all off then).
 #[inline(always)]
-fn count_run(prefix: &Prefix, y: i64, xa: i64, xb: i64, acc: &mut [i64; 4]) {
-    let total = xb - xa + 1;
+fn count_run(prefix: &Prefix, y: i64, xa: i64, xb: i64, counts: &mut RunCounts) {
+    counts.pixels += xb - xa + 1;
     let ry = y - prefix.y0;
     if ry < 0 || ry >= prefix.h as i64 {
-        acc[1] += total;
         return;
     }
     let ca = (xa - prefix.x0).clamp(0, prefix.w as i64) as usize;
     let cb = (xb - prefix.x0 + 1).clamp(0, prefix.w as i64) as usize;
     let row = ry as usize * (prefix.w + 1);
-    let (a, b) = (prefix.sums[row + ca], prefix.sums[row + cb]);
-    let on = i64::from(b[0] - a[0]);
-    let care = i64::from(b[1] - a[1]);
-    acc[0] += on;
-    acc[2] += care;
-    acc[1] += total - on - care;
-    acc[3] += i64::from(b[2] - a[2]);
+    counts.lanes += prefix.sums[row + cb] - prefix.sums[row + ca];
 }
 
 fn row_range(polygons: &[&[Point2<f64>]]) -> Option<(i64, usize)> {
@@ -577,16 +606,11 @@ fn run_of((lo, hi): (f64, f64)) -> Option<(i64, i64)> {
 
 /// How a silhouette lies on the region whose prefix sums these are.
 pub(crate) fn overlap(prefix: &Prefix, polygon_px: &[Point2<f64>]) -> Overlap {
-    let mut acc = [0i64; 4];
+    let mut counts = RunCounts::default();
     for_each_run(polygon_px, |y, xa, xb| {
-        count_run(prefix, y, xa, xb, &mut acc)
+        count_run(prefix, y, xa, xb, &mut counts)
     });
-    Overlap {
-        on: acc[0] as f64,
-        off: acc[1] as f64,
-        care: acc[2] as f64,
-        others: acc[3] as f64,
-    }
+    counts.overlap()
 }
 
 /// Like [`overlap`] for the union of two convex silhouettes (a piece and the one stacked on
@@ -595,7 +619,7 @@ pub(crate) fn overlap_union(prefix: &Prefix, [a, b]: [&[Point2<f64>]; 2]) -> Ove
     let Some((first, rows)) = row_range(&[a, b]) else {
         return Overlap::default();
     };
-    let mut acc = [0i64; 4];
+    let mut counts = RunCounts::default();
     // Both polygons' spans in the thread's scratch rows, one after the other.
     SPANS.with_borrow_mut(|spans| {
         spans.resize(2 * rows, (0.0, 0.0));
@@ -605,26 +629,21 @@ pub(crate) fn overlap_union(prefix: &Prefix, [a, b]: [&[Point2<f64>]; 2]) -> Ove
         for (k, (&span_a, &span_b)) in spans_a.iter().zip(spans_b.iter()).enumerate() {
             let y = first + k as i64;
             match (run_of(span_a), run_of(span_b)) {
-                (Some(r), None) | (None, Some(r)) => count_run(prefix, y, r.0, r.1, &mut acc),
+                (Some(r), None) | (None, Some(r)) => count_run(prefix, y, r.0, r.1, &mut counts),
                 (Some(r), Some(s)) => {
                     let (left, right) = if r <= s { (r, s) } else { (s, r) };
                     if right.0 <= left.1 + 1 {
-                        count_run(prefix, y, left.0, left.1.max(right.1), &mut acc);
+                        count_run(prefix, y, left.0, left.1.max(right.1), &mut counts);
                     } else {
-                        count_run(prefix, y, left.0, left.1, &mut acc);
-                        count_run(prefix, y, right.0, right.1, &mut acc);
+                        count_run(prefix, y, left.0, left.1, &mut counts);
+                        count_run(prefix, y, right.0, right.1, &mut counts);
                     }
                 }
                 (None, None) => {}
             }
         }
     });
-    Overlap {
-        on: acc[0] as f64,
-        off: acc[1] as f64,
-        care: acc[2] as f64,
-        others: acc[3] as f64,
-    }
+    counts.overlap()
 }
 
 /// The index of each pixel of a region's box (left, top, width, height) whose centre lies inside
