@@ -239,7 +239,8 @@ type Usual = (
 /// again.
 #[derive(Default)]
 struct FitCache {
-    /// The usual candidates, by region state, supports and whether tower bases are wanted.
+    /// The usual candidates, by region state, supports and whether tower bases are wanted (see
+    /// [`key_with`]).
     usual: RefCell<HashMap<u64, Usual>>,
     /// Upright and flat on the table, per size, by region state alone.
     on_table: RefCell<HashMap<u64, Vec<Scored>>>,
@@ -250,60 +251,51 @@ struct FitCache {
     tilted: RefCell<HashMap<u64, Option<(f64, Hypothesis)>>>,
     /// The prefix sums, by region state alone: most states are fitted more than once.
     prefixes: RefCell<HashMap<u64, Rc<Prefix>>>,
-    /// A piece of one size stacked on a tip or lying across two, by region state and tips (see
-    /// [`tips_key`]): a refit over a tip found elsewhere meets the same states with the tips
+    /// A piece of one size stacked on a tip or lying across two, by region state, its pips and
+    /// the tips (see [`key_with`]): a refit over a tip found elsewhere meets the same states with the tips
     /// of the region's own pieces again.
     on_tips: RefCell<HashMap<u64, Option<(f64, Hypothesis)>>>,
 }
 
 impl FitCache {
-    /// A fit on tips, made once per region state, size and tips.
-    fn on_tips(
-        &self,
-        key: u64,
-        fit: impl FnOnce() -> Option<(f64, Hypothesis)>,
-    ) -> Option<(f64, Hypothesis)> {
-        if let Some(hit) = self.on_tips.borrow().get(&key) {
-            return *hit;
-        }
-        let found = fit();
-        self.on_tips.borrow_mut().insert(key, found);
-        found
-    }
-
-    /// The prefix sums of a region whose state is `region_key` (see [`fit_key`]).
+    /// The prefix sums of a region whose state is `region_key` (see [`region_key`]).
     fn prefix(&self, region: &Region, region_key: u64) -> Rc<Prefix> {
-        if let Some(hit) = self.prefixes.borrow().get(&region_key) {
-            return hit.clone();
-        }
-        let prefix = Rc::new(Prefix::new(region));
-        self.prefixes
-            .borrow_mut()
-            .insert(region_key, prefix.clone());
-        prefix
+        remembered(&self.prefixes, region_key, || Rc::new(Prefix::new(region)))
     }
 }
 
-/// What the usual candidates depend on: the region's pixels, the supports, and whether tower
-/// bases are wanted.
-fn fit_key(region: &Region, supports: &[Point3<f64>], towers: bool) -> u64 {
+/// What `map` holds under `key`, or what `compute` makes of it, kept there. (`compute` may use
+/// other maps of the cache; the map is not borrowed while it runs.)
+fn remembered<V: Clone>(
+    map: &RefCell<HashMap<u64, V>>,
+    key: u64,
+    compute: impl FnOnce() -> V,
+) -> V {
+    if let Some(hit) = map.borrow().get(&key) {
+        return hit.clone();
+    }
+    let value = compute();
+    map.borrow_mut().insert(key, value.clone());
+    value
+}
+
+/// A region's state: its box and which of its pixels are left to explain and which are cared
+/// about. Every fit of one frame made on a state is made again only on another.
+fn region_key(region: &Region) -> u64 {
     use std::hash::{BuildHasher, Hash, Hasher};
     let mut h = foldhash::fast::FixedState::default().build_hasher();
-    (region.x0, region.y0, region.w, region.h, towers).hash(&mut h);
+    (region.x0, region.y0, region.w, region.h).hash(&mut h);
     region.target.hash(&mut h);
     region.dontcare.hash(&mut h);
-    for p in supports {
-        (p.x.to_bits(), p.y.to_bits(), p.z.to_bits()).hash(&mut h);
-    }
     h.finish()
 }
 
-/// What a fit resting on tips depends on besides the region state: the piece's size and the
-/// tips, in order.
-fn tips_key(region_key: u64, size: Size, tips: &[Point3<f64>]) -> u64 {
+/// A region state with what else a fit depends on: a small number telling the fits apart (a
+/// piece's pips, whether tower bases are wanted) and the tips it may rest on, in order.
+fn key_with(region_key: u64, tag: u8, tips: &[Point3<f64>]) -> u64 {
     use std::hash::{BuildHasher, Hash, Hasher};
     let mut h = foldhash::fast::FixedState::default().build_hasher();
-    (region_key, size.pips()).hash(&mut h);
+    (region_key, tag).hash(&mut h);
     for p in tips {
         (p.x.to_bits(), p.y.to_bits(), p.z.to_bits()).hash(&mut h);
     }
@@ -614,7 +606,7 @@ impl Detector {
         // No tilted explanation (at best every pixel, less one piece's price) could win.
         let best_possible = area - self.params.min_region_px as f64;
         if usual_score + self.params.tilted_margin * area >= best_possible
-            || self.stands_to_the_rim(&region, &usual)
+            || self.stands_to_the_rim(cache, &region, &usual)
         {
             return (
                 self.polish(cache, &region, camera, supports, false, usual),
@@ -673,12 +665,16 @@ impl Detector {
 
     /// Whether a reading is one piece standing on the table or on a tip that covers the region
     /// to its rim (see [`Detector::covers_to_the_rim`]).
-    fn stands_to_the_rim(&self, region: &Region, reading: &[Detection]) -> bool {
+    fn stands_to_the_rim(&self, cache: &FitCache, region: &Region, reading: &[Detection]) -> bool {
         let [piece] = reading else {
             return false;
         };
         matches!(piece.resting, Resting::Upright | Resting::Stacked)
-            && self.covers_to_the_rim(region, &Prefix::new(region), &piece.outline_px)
+            && self.covers_to_the_rim(
+                region,
+                &cache.prefix(region, region_key(region)),
+                &piece.outline_px,
+            )
     }
 
     /// Whether a silhouette covers the region but for a rim (what `open_residual` opens away)
@@ -740,7 +736,7 @@ impl Detector {
         let Some(centre_px) = region.target_centre() else {
             return Vec::new();
         };
-        let region_key = fit_key(region, &[], false);
+        let region_key = region_key(region);
         let prefix = cache.prefix(region, region_key);
         let (all, _, _) = self.usual_candidates(
             cache,
@@ -1189,7 +1185,7 @@ impl Detector {
         region_key: u64,
     ) -> Usual {
         use std::f64::consts::{FRAC_PI_2, TAU};
-        let key = fit_key(region, supports, count > 1);
+        let key = key_with(region_key, u8::from(count > 1), supports);
         if let Some(hit) = cache.usual.borrow().get(&key) {
             return hit.clone();
         }
@@ -1197,11 +1193,9 @@ impl Detector {
         let mut all: Vec<(f64, Hypothesis)> = Vec::new();
         let sizes = [Size::Small, Size::Medium, Size::Large];
         let free_xy = ACROSS_TABLE;
-        let cached = cache.on_table.borrow().get(&region_key).cloned();
-        let on_table = match cached {
-            Some(hit) => hit,
-            None => {
-                let mut computed: Vec<Scored> = sizes
+        let on_table = remembered(&cache.on_table, region_key, || {
+            let mut computed: Vec<Scored> =
+                sizes
                     .iter()
                     .map(|&size| {
                         let dims = self.dims(size);
@@ -1222,24 +1216,19 @@ impl Detector {
                         found
                     })
                     .collect();
-                // Fine steps move a fit by a few pixels: only the best coarse fits can still
-                // come first, and only they take them.
-                let mut order: Vec<(f64, usize, usize)> = computed
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(i, found)| found.iter().enumerate().map(move |(j, f)| (f.0, i, j)))
-                    .collect();
-                order.sort_by(|a, b| b.0.total_cmp(&a.0));
-                for (_, i, j) in order.into_iter().take(ON_TABLE_FINISHED) {
-                    computed[i][j] = self.refine_fine(prefix, camera, computed[i][j].1, free_xy);
-                }
-                cache
-                    .on_table
-                    .borrow_mut()
-                    .insert(region_key, computed.clone());
-                computed
+            // Fine steps move a fit by a few pixels: only the best coarse fits can still
+            // come first, and only they take them.
+            let mut order: Vec<(f64, usize, usize)> = computed
+                .iter()
+                .enumerate()
+                .flat_map(|(i, found)| found.iter().enumerate().map(move |(j, f)| (f.0, i, j)))
+                .collect();
+            order.sort_by(|a, b| b.0.total_cmp(&a.0));
+            for (_, i, j) in order.into_iter().take(ON_TABLE_FINISHED) {
+                computed[i][j] = self.refine_fine(prefix, camera, computed[i][j].1, free_xy);
             }
-        };
+            computed
+        });
         for (size, standing) in sizes.into_iter().zip(&on_table) {
             let dims = self.dims(size);
             all.extend(standing.iter().copied());
@@ -1260,7 +1249,8 @@ impl Detector {
                 };
                 // A stacked piece sits on the tip: a fit that slid off it is no longer stacked
                 // there (it fits a part of the region that some other piece explains).
-                let found = cache.on_tips(tips_key(region_key, size, &[*apex]), || {
+                let key = key_with(region_key, size.pips(), &[*apex]);
+                let found = remembered(&cache.on_tips, key, || {
                     self.search_yaw(prefix, camera, start, FRAC_PI_2, 12, 2, nudge)
                         .filter(|(_, h)| (h.x - apex.x).hypot(h.y - apex.y) <= SEATED_WITHIN_MM)
                 });
@@ -1285,7 +1275,8 @@ impl Detector {
                         tilt: flat_tilt(&dims),
                         lift: (a.z + b.z) / 2.0,
                     };
-                    all.extend(cache.on_tips(tips_key(region_key, size, &[*a, *b]), || {
+                    let key = key_with(region_key, size.pips(), &[*a, *b]);
+                    all.extend(remembered(&cache.on_tips, key, || {
                         self.fit_bridge(prefix, camera, start, [*a, *b], free_xy)
                     }));
                 }
@@ -1309,27 +1300,17 @@ impl Detector {
                     .is_some_and(|(_, outline)| self.covers_to_the_rim(region, prefix, &outline))
         };
         let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect() {
-            let cached = cache.tower_bases.borrow().get(&region_key).cloned();
-            match cached {
-                Some(hit) => hit,
-                None => {
-                    let computed: Vec<(Detection, f64)> = self
-                        .tower_bases(prefix, camera, &centre_px)
-                        .into_iter()
-                        .filter_map(|(score, h)| {
-                            Some((
-                                self.accept(region, prefix, camera, &h, f64::INFINITY)?,
-                                score,
-                            ))
-                        })
-                        .collect();
-                    cache
-                        .tower_bases
-                        .borrow_mut()
-                        .insert(region_key, computed.clone());
-                    computed
-                }
-            }
+            remembered(&cache.tower_bases, region_key, || {
+                self.tower_bases(prefix, camera, &centre_px)
+                    .into_iter()
+                    .filter_map(|(score, h)| {
+                        Some((
+                            self.accept(region, prefix, camera, &h, f64::INFINITY)?,
+                            score,
+                        ))
+                    })
+                    .collect()
+            })
         } else {
             Vec::new()
         };
@@ -1357,7 +1338,7 @@ impl Detector {
         let Some(centre_px) = region.target_centre() else {
             return Vec::new();
         };
-        let region_key = fit_key(region, &[], false);
+        let region_key = region_key(region);
         let prefix = cache.prefix(region, region_key);
         let (mut all, tower_base, turned) = self.usual_candidates(
             cache, region, &prefix, camera, supports, count, &centre_px, region_key,
@@ -1365,13 +1346,9 @@ impl Detector {
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
         // the region as a whole decides (see `explain_region`).
         if allow_tilted {
-            let cached = cache.tilted.borrow().get(&region_key).copied();
-            let tilted = cached.unwrap_or_else(|| {
-                let found = self.best_tilted(&prefix, camera, &centre_px);
-                cache.tilted.borrow_mut().insert(region_key, found);
-                found
-            });
-            all.extend(tilted);
+            all.extend(remembered(&cache.tilted, region_key, || {
+                self.best_tilted(&prefix, camera, &centre_px)
+            }));
         }
         all.sort_by(|a, b| b.0.total_cmp(&a.0));
         // How far each fit stands above the best fit of another size or resting family: a
