@@ -406,7 +406,7 @@ impl Detector {
         // A tower of one colour whose rim does not show, read as one piece lying flat.
         self.shade_flat_towers(camera, &regions, &mut per_region, &mut scores);
         // A piece standing on one of another colour that it hides all but a rim of.
-        self.raise_onto_hidden_bases(&cache, camera, &regions, &mut per_region, &mut scores);
+        self.raise_onto_hidden_bases(&cache, seg, camera, &regions, &mut per_region, &mut scores);
         // Bridge posts read lying down, stood up under the piece that may lie across them.
         let stood = self.stand_posts_under_flats(camera, &regions, &mut per_region, &mut scores);
         // Towers of three colours need the middle piece before the top one: two more passes.
@@ -475,7 +475,7 @@ impl Detector {
                         .collect();
                     let order = |pieces: &[Detection]| {
                         self.params.depth_order_weight
-                            * depth_order_evidence(seg, camera, &self.pieces, pieces, &others)
+                            * depth_order_evidence(seg, camera, &self.pieces, pieces, &others, None)
                     };
                     let bridges = |f: &[Detection]| {
                         f.iter().filter(|d| d.resting == Resting::Bridging).count()

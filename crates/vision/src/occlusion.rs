@@ -11,6 +11,7 @@ use nalgebra::{Isometry3, Point2, Point3, Vector3};
 use crate::camera::Camera;
 use crate::detect::Detection;
 use crate::pose::{row_span, vertices_piece};
+use crate::region::Region;
 use crate::segment::Segmentation;
 
 /// A placed pyramid as the intersection of its five faces' half-spaces (table frame).
@@ -81,13 +82,16 @@ impl Solid {
 /// count for them: one of `others` shown where one of these is put behind it is what a piece
 /// fitted too big would overlap as well, and counted, it let a reading with a post a size too
 /// big outweigh the right one (a bridge in D3 scene 3). Pairs of one colour tell nothing and
-/// are skipped.
+/// are skipped. Where `these` all belong to one region, only its pixels show them: a pixel of
+/// their colour outside it is another piece's (the top of a tower of three, of the base's colour,
+/// over the middle piece that hides the base's tip).
 pub(crate) fn depth_order_evidence(
     seg: &Segmentation,
     camera: &Camera,
     pieces: &PieceModels,
     these: &[Detection],
     others: &[Detection],
+    region_of_these: Option<&Region>,
 ) -> f64 {
     let origin = camera.centre_table();
     let table_from_camera = camera.table_from_camera();
@@ -121,7 +125,9 @@ pub(crate) fn depth_order_evidence(
                 for x in x0..=x1 {
                     let class = seg.classes[y * seg.width + x];
                     let a_shows = class == class_a;
-                    if !a_shows && class != class_b {
+                    if !a_shows && class != class_b
+                        || a_shows && region_of_these.is_some_and(|r| !r.holds(x, y))
+                    {
                         continue;
                     }
                     let pixel = Point2::new(x as f64, row);
@@ -172,7 +178,17 @@ mod tests {
     /// An upright piece standing on the table at `at` (mm), as the detector would report it.
     fn upright(camera: &Camera, color: Color, size: Size, at: Point2<f64>) -> Detection {
         let dims = PieceModels::default().dims(size);
-        let pose = pose_on_table(&dims, 0.0, at.x, at.y, 0.2);
+        placed(
+            camera,
+            color,
+            size,
+            pose_on_table(&dims, 0.0, at.x, at.y, 0.2),
+        )
+    }
+
+    /// A piece placed so, as the detector would report it.
+    fn placed(camera: &Camera, color: Color, size: Size, pose: Isometry3<f64>) -> Detection {
+        let dims = PieceModels::default().dims(size);
         Detection {
             color,
             size,
@@ -216,6 +232,7 @@ mod tests {
             &models,
             std::slice::from_ref(&front),
             std::slice::from_ref(&back),
+            None,
         );
         assert!(agree > 100.0, "{agree}");
         // Drawn the other way round, the same poses are contradicted by as many pixels.
@@ -226,8 +243,59 @@ mod tests {
             &models,
             std::slice::from_ref(&front),
             std::slice::from_ref(&back),
+            None,
         );
         assert!(disagree < -100.0, "{disagree}");
+    }
+
+    /// A tower of three whose top has the base's colour: the top's pixels over the middle piece,
+    /// where the base's tip is hidden too, are not the base showing in front of the middle.
+    #[test]
+    fn a_tower_top_of_the_base_colour_is_no_evidence_against_the_base() {
+        let camera = table_camera();
+        let models = PieceModels::default();
+        let placer = koanscope_geometry::Placer::new(models);
+        let base_pose = pose_on_table(&models.dims(Size::Large), 0.0, 60.0, 80.0, 0.4);
+        let middle_pose = placer
+            .on_tip(Size::Large, &base_pose, Size::Medium)
+            .unwrap();
+        let top_pose = placer
+            .on_tip(Size::Medium, &middle_pose, Size::Small)
+            .unwrap();
+        let base = placed(&camera, Color::Red, Size::Large, base_pose);
+        let middle = placed(&camera, Color::Yellow, Size::Medium, middle_pose);
+        let frame = draw_pieces(
+            &camera,
+            &[
+                (Color::Red, Size::Large, base_pose),
+                (Color::Yellow, Size::Medium, middle_pose),
+                (Color::Red, Size::Small, top_pose),
+            ],
+        )
+        .unwrap();
+        let seen = segment(&frame, &ColorModel::default()).unwrap();
+        let regions =
+            crate::region::regions(&seen, &crate::detect::DetectParams::default(), 40).unwrap();
+        let foot = camera
+            .project_table(&(base_pose * Point3::origin()))
+            .unwrap();
+        let near_foot = |r: &&Region| {
+            (0..12).any(|up| r.holds(foot.x.round() as usize, foot.y.round() as usize - up))
+        };
+        let base_region = regions.iter().find(near_foot).expect("the base's region");
+        let evidence = |region: Option<&Region>| {
+            depth_order_evidence(
+                &seen,
+                &camera,
+                &models,
+                std::slice::from_ref(&base),
+                std::slice::from_ref(&middle),
+                region,
+            )
+        };
+        let (anywhere, in_its_region) = (evidence(None), evidence(Some(base_region)));
+        assert!(anywhere < -50.0, "{anywhere}");
+        assert!(in_its_region.abs() <= 10.0, "{in_its_region}");
     }
 
     #[test]
@@ -260,6 +328,7 @@ mod tests {
                 &models,
                 std::slice::from_ref(piece),
                 std::slice::from_ref(&front),
+                None,
             )
         };
         // The red piece read a size too big overlaps the blue one more: the blue shown there

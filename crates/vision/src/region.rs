@@ -46,6 +46,18 @@ impl Region {
         (self.x0, self.y0, self.w, self.h)
     }
 
+    /// Whether a frame pixel is one of the region's (left to explain or already explained).
+    pub(crate) fn holds(&self, x: usize, y: usize) -> bool {
+        let (Some(rx), Some(ry)) = (x.checked_sub(self.x0), y.checked_sub(self.y0)) else {
+            return false;
+        };
+        if rx >= self.w || ry >= self.h {
+            return false;
+        }
+        let k = ry * self.w + rx;
+        self.target[k] == 1 || self.dontcare[k] == EXPLAINED
+    }
+
     /// Mean pixel of what is left to explain.
     pub(crate) fn target_centre(&self) -> Option<Point2<f64>> {
         // Integer sums, row by row (exact, as the sums in floats were, and they vectorise).

@@ -28,6 +28,7 @@ impl Detector {
     pub(super) fn raise_onto_hidden_bases(
         &self,
         cache: &FitCache,
+        seg: &Segmentation,
         camera: &Camera,
         regions: &[Region],
         per_region: &mut [Vec<Detection>],
@@ -62,11 +63,12 @@ impl Detector {
                     .filter_map(|i| {
                         let raised = self.hidden_base_under(
                             cache,
+                            seg,
                             camera,
                             &regions[i],
                             &top_region,
                             top,
-                            scores[i],
+                            (&per_region[i], scores[i]),
                         )?;
                         Some((
                             raised.base_region.1 + raised.top_gain - scores[i],
@@ -89,18 +91,37 @@ impl Detector {
 
     /// The best base in `base_region` under `top` (fitted standing on the table, in
     /// `top_region`), with the top raised onto it, if the base region's reading and the top's
-    /// gain together beat the region's `previous` reading clearly (by the stacking margin);
+    /// gain together beat the region's `previous` reading clearly (by the stacking margin), both
+    /// weighed by what the frame shows where their pieces overlap the top (see
+    /// [`depth_order_evidence`]) and the outline alone falling short by at most that margin;
     /// `None` where no base would show enough of itself.
+    #[allow(clippy::too_many_arguments)]
     fn hidden_base_under(
         &self,
         cache: &FitCache,
+        seg: &Segmentation,
         camera: &Camera,
         base_region: &Region,
         top_region: &Region,
         top: &Detection,
-        previous: f64,
+        (previous_reading, previous): (&[Detection], f64),
     ) -> Option<RaisedOnto> {
-        let must_beat = previous + self.params.stacking_margin * base_region.target_px();
+        // Where the two readings' pieces overlap the top in view, the frame shows which is in
+        // front: a piece lying flat across the foot of a tower would hide the top's foot.
+        let order = |pieces: &[Detection], top: &Detection| {
+            self.params.depth_order_weight
+                * depth_order_evidence(
+                    seg,
+                    camera,
+                    &self.pieces,
+                    pieces,
+                    std::slice::from_ref(top),
+                    Some(base_region),
+                )
+        };
+        let previous_order = order(previous_reading, top);
+        let must_beat =
+            previous + previous_order + self.params.stacking_margin * base_region.target_px();
         // Where the top is, the top shows: what the region has there is not the base's (a
         // translucent top's dark face may take the table's colour), and what the top hides of
         // the base is hidden by the reading itself.
@@ -161,14 +182,25 @@ impl Detector {
         // claimed to sit under it.
         let base_alone = base_score - self.params.min_region_px as f64;
         let so_far = base_alone + top_gain;
-        let (rest, rest_score) =
-            self.rest_after(cache, base_region, camera, &[], &base, must_beat - so_far);
-        if so_far + rest_score <= must_beat {
+        // The depth order weighs only where the outlines nearly tie: a shadow read as a piece
+        // lying in front of the top is contradicted by the frame, yet holds no base either.
+        let outline_bar = previous - self.params.stacking_margin * base_region.target_px();
+        let base_order = order(std::slice::from_ref(&base), &raised);
+        let (rest, rest_score) = self.rest_after(
+            cache,
+            base_region,
+            camera,
+            &[],
+            &base,
+            (must_beat - so_far - base_order).max(outline_bar - so_far),
+        );
+        let weighed = so_far + rest_score + base_order;
+        if weighed <= must_beat || so_far + rest_score <= outline_bar {
             return None;
         }
         // Like a piece fitted alone (see `accept`), half the confidence is the fit, scaled down
         // when the region's reading without the tower came within a tenth of its pixels.
-        let lead = so_far + rest_score - previous;
+        let lead = weighed - (previous + previous_order);
         base.confidence = precision * (0.5 + 0.5 * (lead / (0.1 * o.on)).clamp(0.0, 1.0));
         base.rim_share = Some(o.on / (o.on + o.off + o.care).max(1.0));
         let mut pieces = vec![base];
