@@ -34,19 +34,21 @@ impl Detector {
         per_region: &mut [Vec<Detection>],
         scores: &mut [f64],
     ) {
-        // A region takes part in one tower found here, as base or as top: a base just found
-        // is no top, and a top just raised is no base.
-        let mut taken = vec![false; regions.len()];
+        // A region is raised as a top once and found as a base once, and a top just raised is
+        // no base (fitted again as one, it would stand on the table again); a base just found
+        // may still be raised as a top: the middle of a tower of three is both.
+        let (mut is_base, mut is_top) = (vec![false; regions.len()], vec![false; regions.len()]);
         for j in 0..regions.len() {
             for k in 0..per_region[j].len() {
-                if taken[j] || per_region[j][k].resting != Resting::Upright {
+                if is_top[j] || per_region[j][k].resting != Resting::Upright {
                     continue;
                 }
                 let top = &per_region[j][k];
                 // Only a region with pixels around the top's foot can hold its base.
                 let around = grown(&top.outline_px, 4.0);
                 let bases: Vec<usize> = (0..regions.len())
-                    .filter(|&i| i != j && !taken[i] && regions[i].color != top.color)
+                    .filter(|&i| i != j && !is_base[i] && !is_top[i])
+                    .filter(|&i| regions[i].color != top.color)
                     .filter(|&i| {
                         let rim =
                             covered(&regions[i], &around) - covered(&regions[i], &top.outline_px);
@@ -78,8 +80,8 @@ impl Detector {
                     })
                     .max_by(|a, b| a.0.total_cmp(&b.0));
                 if let Some((_, i, raised)) = best {
-                    taken[i] = true;
-                    taken[j] = true;
+                    is_base[i] = true;
+                    is_top[j] = true;
                     scores[i] = raised.base_region.1;
                     per_region[i] = raised.base_region.0;
                     scores[j] += raised.top_gain;
