@@ -422,24 +422,32 @@ impl Detector {
                         .map(move |d| (i, apex_of(d, &self.pieces), d.clone()))
                 })
                 .collect();
-            // The region of the tip each of those pieces sits on, if it is stacked: a piece
-            // resting on a region's own tip cannot hold up that region in turn.
+            // The tip each of those pieces sits on, if it is stacked: a piece resting on a
+            // region's own tip cannot hold up that region in turn, and a tip holds one piece.
             let seats: Vec<Option<usize>> = (0..apexes.len())
-                .map(|k| self.seat_region(&apexes, k))
+                .map(|k| self.seat_tip(&apexes, k))
                 .collect();
+            // The region of the piece seated on each tip, if any.
+            let mut held_by: Vec<Option<usize>> = vec![None; apexes.len()];
+            for (k, seat) in seats.iter().enumerate() {
+                if let Some(tip) = seat {
+                    held_by[*tip] = Some(apexes[k].0);
+                }
+            }
             let mut changed = false;
             for (i, region) in regions.iter().enumerate() {
                 let supports: Vec<Point3<f64>> = apexes
                     .iter()
-                    .zip(&seats)
+                    .zip(seats.iter().zip(&held_by))
                     // A piece stacked on an apex covers it in the image: the region must have
                     // pixels right around it, or pixels of another piece there when the tip is
                     // covered, or its own pixels around the axis below the tip: the middle of a
                     // tower of three shows as a band under the top piece, which hides the tip
                     // (in the base's own colour, when the two share it).
-                    .filter(|((j, apex, d), seat)| {
+                    .filter(|((j, apex, d), (seat, held))| {
                         *j != i
-                            && **seat != Some(i)
+                            && seat.map(|tip| apexes[tip].0) != Some(i)
+                            && held.is_none_or(|holder| holder == i)
                             && (region.near_pixels(camera, apex, 8.0, false)
                                 || (tip_covered(seg, camera, d, &self.pieces)
                                     && region.near_pixels(camera, apex, 8.0, true))
@@ -1589,11 +1597,11 @@ impl Detector {
         (score, h)
     }
 
-    /// The region of the tip that `tips[k]`'s piece, if fitted stacked, sits on: of all the
-    /// other tips, the one nearest its cavity's apex, within [`crate::contact::SEATED_WITHIN_MM`]. In a tower
+    /// The tip (an index into `tips`) that `tips[k]`'s piece, if fitted stacked, sits on: of all
+    /// the other tips, the one nearest its cavity's apex, within [`crate::contact::SEATED_WITHIN_MM`]. In a tower
     /// the tips stand a few millimetres apart on one axis: the middle piece sits on the base's
     /// tip, though the top piece's tip (fitted too low) may be near its cavity's apex as well.
-    fn seat_region(&self, tips: &[(usize, Point3<f64>, Detection)], k: usize) -> Option<usize> {
+    fn seat_tip(&self, tips: &[(usize, Point3<f64>, Detection)], k: usize) -> Option<usize> {
         let d = &tips[k].2;
         if d.resting != Resting::Stacked {
             return None;
@@ -1604,7 +1612,7 @@ impl Detector {
             .iter()
             .enumerate()
             .filter(|(other, _)| *other != k)
-            .map(|(_, (region, tip, _))| (*region, *tip));
+            .map(|(other, (_, tip, _))| (other, *tip));
         seat_among(&cavity_apex, others)
     }
 
