@@ -114,7 +114,12 @@ impl Detector {
                 if flat.resting != Resting::Flat || flat.size == Size::Small {
                     continue;
                 }
-                let mut tips = 0;
+                // A post of the flat piece's own colour shares its region.
+                let mut tips = per_region[q]
+                    .iter()
+                    .filter(|d| d.resting == Resting::Upright)
+                    .filter(|d| self.tip_hidden_by(camera, d, &flat))
+                    .count();
                 let mut standing = Vec::new();
                 let near = |r: &Region| touches_box(&flat.outline_px, r, NEAR_PX);
                 for r in (0..regions.len())
@@ -230,4 +235,103 @@ fn touches_box(outline: &[Point2<f64>], region: &Region, margin: f64) -> bool {
     let (x0, y0) = (region.x0 as f64, region.y0 as f64);
     let (x1, y1) = (x0 + region.w as f64, y0 + region.h as f64);
     x0 <= hi.x + margin && lo.x - margin <= x1 && y0 <= hi.y + margin && lo.y - margin <= y1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{draw_pieces, table_camera};
+    use koanscope_scene::Color;
+
+    /// Dev D3 scene 3: a yellow medium lying across a yellow small post and a red small one.
+    /// The yellow post shares the bridge's region; the red one, its tip behind the bridge, is
+    /// read lying down, and the bridge lying on the table behind. The red post is stood up:
+    /// the yellow post's tip is the bridge's second.
+    #[test]
+    fn a_post_read_lying_stands_where_the_other_post_shares_the_bridges_colour() {
+        let camera = table_camera();
+        let detector = Detector::new(crate::ColorModel::default());
+        let (small, medium) = (detector.dims(Size::Small), detector.dims(Size::Medium));
+        let post = |x: f64, yaw: f64| Hypothesis {
+            size: Size::Small,
+            resting: Resting::Upright,
+            x,
+            y: 120.0,
+            yaw,
+            tilt: 0.0,
+            lift: 0.0,
+        };
+        let (yellow_post, red_post) = (post(-9.0, 0.3), post(9.0, 0.5));
+        let bridge = Hypothesis {
+            size: Size::Medium,
+            resting: Resting::Bridging,
+            x: 0.0,
+            y: 120.0,
+            yaw: FRAC_PI_2,
+            tilt: flat_tilt(&medium),
+            lift: small.height_mm,
+        };
+        let frame = draw_pieces(
+            &camera,
+            &[
+                (Color::Yellow, Size::Small, detector.pose(&yellow_post)),
+                (Color::Red, Size::Small, detector.pose(&red_post)),
+                (Color::Yellow, Size::Medium, detector.pose(&bridge)),
+            ],
+        )
+        .expect("drawn");
+        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
+        let regions = regions(&seg, &detector.params, 40).expect("regions");
+        let yellow: Vec<usize> = (0..regions.len())
+            .filter(|&r| regions[r].color == Color::Yellow)
+            .collect();
+        assert_eq!(
+            yellow.len(),
+            1,
+            "the yellow post and the bridge make one region"
+        );
+        // The bridge read lying on the table where it is seen, further back along the rays.
+        let bridge_seen = detector
+            .detection(Color::Yellow, &camera, &bridge, 1.0)
+            .expect("bridge in view");
+        let on_table = camera
+            .pixel_to_table_plane(&bridge_seen.image_xy, medium.height_mm / 4.0)
+            .expect("on the table");
+        let flat = Hypothesis {
+            resting: Resting::Flat,
+            x: on_table.x,
+            y: on_table.y,
+            lift: 0.0,
+            ..bridge
+        };
+        let lying_post = Hypothesis {
+            resting: Resting::Flat,
+            tilt: flat_tilt(&small),
+            ..red_post
+        };
+        let mut per_region: Vec<Vec<Detection>> = regions
+            .iter()
+            .map(|r| {
+                let read: &[Hypothesis] = if r.color == Color::Yellow {
+                    &[flat, yellow_post]
+                } else {
+                    &[lying_post]
+                };
+                read.iter()
+                    .filter_map(|h| detector.detection(r.color, &camera, h, 1.0))
+                    .collect()
+            })
+            .collect();
+        let mut scores = vec![0.0; regions.len()];
+        let stood =
+            detector.stand_posts_under_flats(&camera, &regions, &mut per_region, &mut scores);
+        let red_now: Vec<Resting> = per_region
+            .iter()
+            .flatten()
+            .filter(|d| d.color == Color::Red)
+            .map(|d| d.resting)
+            .collect();
+        assert_eq!(red_now, vec![Resting::Upright], "the red post after");
+        assert_eq!(stood.len(), 1);
+    }
 }
