@@ -181,7 +181,7 @@ impl Detector {
         let top_gain = self.score(&top_prefix, camera, &raised_h).0
             - self.explained_px(&overlap(&top_prefix, &top.outline_px));
         // The rest of the region hides behind the top as any piece would: only the base is
-        // claimed to sit under it.
+        // claimed to sit under it, and only its depth order against the top is weighed.
         let base_alone = base_score - self.params.min_region_px as f64;
         let so_far = base_alone + top_gain;
         // The depth order weighs only where the outlines nearly tie: a shadow read as a piece
