@@ -62,7 +62,8 @@ fn tower_roots(support: &[Support]) -> Vec<usize> {
 
 /// Moves pieces fitted within `snap_mm` of each other (but not touching) into contact, nearest
 /// gaps first. A raised piece (`support[i]`) is lowered onto a piece under it, as gravity would.
-/// Otherwise the less confident piece slides along the table towards the other. A leaning piece
+/// Otherwise the less confident piece slides along the table towards the other; a piece seated
+/// on a tip, or with one seated on its own, never moves. A leaning piece
 /// that touches nothing must rest against something: it slides onto its nearest neighbour from
 /// as far as `lean_snap_mm`, the leaning fit's own error. A move is kept only if the piece keeps
 /// touching what it touched and goes into no other piece. A gap `gap_seen(pieces, i, j)` says
@@ -79,6 +80,11 @@ pub fn close_gaps(
     let n = pieces.len();
     let raised = |k: usize| support[k] == Support::Raised;
     let seated = |k: usize| matches!(support[k], Support::Seated(_));
+    // A piece with another seated on its tip does not move alone either: the one on it would
+    // be left off its seat.
+    let holds_seated: Vec<bool> = (0..n)
+        .map(|k| support.contains(&Support::Seated(k)))
+        .collect();
     let roots = tower_roots(support);
     let mut closed = Vec::new();
     let mut tried = vec![false; n * n];
@@ -138,7 +144,10 @@ pub fn close_gaps(
             _ if confidence(i) <= confidence(j) => vec![i, j],
             _ => vec![j, i],
         };
-        for mover in movers.into_iter().filter(|&k| !seated(k)) {
+        for mover in movers
+            .into_iter()
+            .filter(|&k| !seated(k) && !holds_seated[k])
+        {
             let other = if mover == i { j } else { i };
             if let Some(moved) =
                 moved_into_contact(pieces, mover, other, support[mover], engine, models)
@@ -472,6 +481,31 @@ mod tests {
             pieces[0].table_from_piece.translation.x, 0.0,
             "the sure piece stays"
         );
+    }
+
+    /// Holdout H1 scene 3: a tower's lower piece, less sure than a neighbour 2 mm off, would
+    /// slide into contact and leave the piece seated on its tip off its seat, no tower. The
+    /// neighbour moves instead.
+    #[test]
+    fn a_piece_with_one_seated_on_it_does_not_slide_from_under_it() {
+        let engine = Engine::default();
+        let lower = piece(0, 0.0, 0.6);
+        let on_tip = Placer::default()
+            .on_tip(Size::Medium, &lower.table_from_piece, Size::Small)
+            .unwrap();
+        let mut top = Piece::new(1, Color::Red, Size::Small, on_tip);
+        top.confidence = Some(0.7);
+        let mut pieces = vec![lower.clone(), top, piece(2, 21.8, 0.9)];
+        let support = [Support::Itself, Support::Seated(0), Support::Itself];
+        let closed = close_unseen(&mut pieces, &support, &engine);
+        assert_eq!(closed.len(), 1, "{closed:?}");
+        assert_eq!(pieces[0], lower, "the tower's lower piece stays");
+        assert!(
+            pieces[2].table_from_piece.translation.x < 21.8,
+            "the neighbour moves"
+        );
+        let gap = engine.surface_distance(&pieces[0], &pieces[2]);
+        assert!((gap - CONTACT_MM).abs() < 0.01, "gap {gap}");
     }
 
     #[test]
