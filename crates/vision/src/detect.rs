@@ -23,8 +23,7 @@ use crate::pose::{
     pose_upright_at, row_span, silhouette, vertices_piece, with_silhouette,
 };
 use crate::region::{
-    EXPLAINED, Overlap, Prefix, Region, covered, explain, open_residual, overlap, overlap_union,
-    regions,
+    Overlap, Prefix, Region, covered, explain, open_residual, overlap, overlap_union, regions,
 };
 use crate::segment::{Segmentation, segment};
 use crate::shading::face_shading;
@@ -707,14 +706,7 @@ impl Detector {
     /// [`face_shading`]), weighed by the pixels each is judged on; `None` when no piece shows
     /// enough of its faces.
     fn shading_of(&self, region: &Region, camera: &Camera, reading: &[Detection]) -> Option<f64> {
-        let lightness_at = |x: usize, y: usize| -> Option<u8> {
-            let (rx, ry) = (x.checked_sub(region.x0)?, y.checked_sub(region.y0)?);
-            if rx >= region.w || ry >= region.h {
-                return None;
-            }
-            let k = ry * region.w + rx;
-            (region.target[k] == 1 || region.dontcare[k] == EXPLAINED).then(|| region.lightness[k])
-        };
+        let lightness_at = |x: usize, y: usize| region.own_index(x, y).map(|k| region.lightness[k]);
         let (mut sum, mut n) = (0.0, 0);
         for d in reading {
             if let Some((share, px)) = face_shading(

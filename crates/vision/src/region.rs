@@ -46,16 +46,20 @@ impl Region {
         (self.x0, self.y0, self.w, self.h)
     }
 
-    /// Whether a frame pixel is one of the region's (left to explain or already explained).
-    pub(crate) fn holds(&self, x: usize, y: usize) -> bool {
-        let (Some(rx), Some(ry)) = (x.checked_sub(self.x0), y.checked_sub(self.y0)) else {
-            return false;
-        };
+    /// The index in the region's box of a frame pixel that is one of the region's (left to
+    /// explain or already explained); `None` for any other pixel.
+    pub(crate) fn own_index(&self, x: usize, y: usize) -> Option<usize> {
+        let (rx, ry) = (x.checked_sub(self.x0)?, y.checked_sub(self.y0)?);
         if rx >= self.w || ry >= self.h {
-            return false;
+            return None;
         }
         let k = ry * self.w + rx;
-        self.target[k] == 1 || self.dontcare[k] == EXPLAINED
+        (self.target[k] == 1 || self.dontcare[k] == EXPLAINED).then_some(k)
+    }
+
+    /// Whether a frame pixel is one of the region's (see [`Region::own_index`]).
+    pub(crate) fn holds(&self, x: usize, y: usize) -> bool {
+        self.own_index(x, y).is_some()
     }
 
     /// Mean pixel of what is left to explain.
