@@ -1184,11 +1184,29 @@ impl Detector {
         centre_px: &Point2<f64>,
         region_key: u64,
     ) -> Usual {
-        use std::f64::consts::{FRAC_PI_2, TAU};
         let key = key_with(region_key, u8::from(count > 1), supports);
-        if let Some(hit) = cache.usual.borrow().get(&key) {
-            return hit.clone();
-        }
+        remembered(&cache.usual, key, || {
+            self.fit_usual(
+                cache, region, prefix, camera, supports, count, centre_px, region_key,
+            )
+        })
+    }
+
+    /// [`Detector::usual_candidates`], fitted (the fits it makes on tips, on the table and as
+    /// tower bases are remembered by region state on their own).
+    #[allow(clippy::too_many_arguments)]
+    fn fit_usual(
+        &self,
+        cache: &FitCache,
+        region: &Region,
+        prefix: &Prefix,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        count: usize,
+        centre_px: &Point2<f64>,
+        region_key: u64,
+    ) -> Usual {
+        use std::f64::consts::{FRAC_PI_2, TAU};
         let centre_px = *centre_px;
         let mut all: Vec<(f64, Hypothesis)> = Vec::new();
         let sizes = [Size::Small, Size::Medium, Size::Large];
@@ -1319,9 +1337,7 @@ impl Detector {
         } else {
             None
         };
-        let usual = (all, tower_base, turned);
-        cache.usual.borrow_mut().insert(key, usual.clone());
-        usual
+        (all, tower_base, turned)
     }
 
     /// The best `count` single pieces for what is left of a region (each the best of its size
