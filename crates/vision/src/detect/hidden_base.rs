@@ -121,9 +121,6 @@ impl Detector {
                     Some(base_region),
                 )
         };
-        let previous_order = order(previous_reading, top);
-        let must_beat =
-            previous + previous_order + self.params.stacking_margin * base_region.target_px();
         // Where the top is, the top shows: what the region has there is not the base's (a
         // translucent top's dark face may take the table's colour), and what the top hides of
         // the base is hidden by the reading itself.
@@ -186,7 +183,10 @@ impl Detector {
         let so_far = base_alone + top_gain;
         // The depth order weighs only where the outlines nearly tie: a shadow read as a piece
         // lying in front of the top is contradicted by the frame, yet holds no base either.
-        let outline_bar = previous - self.params.stacking_margin * base_region.target_px();
+        // (Weighed only for a base that shows enough of itself.)
+        let margin = self.params.stacking_margin * base_region.target_px();
+        let must_beat = previous + order(previous_reading, top) + margin;
+        let outline_bar = previous - margin;
         let base_order = order(std::slice::from_ref(&base), &raised);
         let (rest, rest_score) = self.rest_after(
             cache,
