@@ -1184,36 +1184,15 @@ impl Detector {
         centre_px: &Point2<f64>,
         region_key: u64,
     ) -> Usual {
+        use std::f64::consts::{FRAC_PI_2, TAU};
         let key = key_with(region_key, u8::from(count > 1), supports);
         remembered(&cache.usual, key, || {
-            self.fit_usual(
-                cache, region, prefix, camera, supports, count, centre_px, region_key,
-            )
-        })
-    }
-
-    /// [`Detector::usual_candidates`], fitted (the fits it makes on tips, on the table and as
-    /// tower bases are remembered by region state on their own).
-    #[allow(clippy::too_many_arguments)]
-    fn fit_usual(
-        &self,
-        cache: &FitCache,
-        region: &Region,
-        prefix: &Prefix,
-        camera: &Camera,
-        supports: &[Point3<f64>],
-        count: usize,
-        centre_px: &Point2<f64>,
-        region_key: u64,
-    ) -> Usual {
-        use std::f64::consts::{FRAC_PI_2, TAU};
-        let centre_px = *centre_px;
-        let mut all: Vec<(f64, Hypothesis)> = Vec::new();
-        let sizes = [Size::Small, Size::Medium, Size::Large];
-        let free_xy = ACROSS_TABLE;
-        let on_table = remembered(&cache.on_table, region_key, || {
-            let mut computed: Vec<Scored> =
-                sizes
+            let centre_px = *centre_px;
+            let mut all: Vec<(f64, Hypothesis)> = Vec::new();
+            let sizes = [Size::Small, Size::Medium, Size::Large];
+            let free_xy = ACROSS_TABLE;
+            let on_table = remembered(&cache.on_table, region_key, || {
+                let mut computed: Vec<Scored> = sizes
                     .iter()
                     .map(|&size| {
                         let dims = self.dims(size);
@@ -1234,110 +1213,113 @@ impl Detector {
                         found
                     })
                     .collect();
-            // Fine steps move a fit by a few pixels: only the best coarse fits can still
-            // come first, and only they take them.
-            let mut order: Vec<(f64, usize, usize)> = computed
-                .iter()
-                .enumerate()
-                .flat_map(|(i, found)| found.iter().enumerate().map(move |(j, f)| (f.0, i, j)))
-                .collect();
-            order.sort_by(|a, b| b.0.total_cmp(&a.0));
-            for (_, i, j) in order.into_iter().take(ON_TABLE_FINISHED) {
-                computed[i][j] = self.refine_fine(prefix, camera, computed[i][j].1, free_xy);
-            }
-            computed
-        });
-        for (size, standing) in sizes.into_iter().zip(&on_table) {
-            let dims = self.dims(size);
-            all.extend(standing.iter().copied());
-            for apex in supports {
-                let lift = apex.z - cavity_apex_piece(&dims, self.pieces.wall_mm).z;
-                let start = Hypothesis {
-                    size,
-                    resting: Resting::Stacked,
-                    x: apex.x,
-                    y: apex.y,
-                    yaw: 0.0,
-                    tilt: 0.0,
-                    lift: lift.max(0.0),
-                };
-                let nudge = Freedom {
-                    first_step_mm: 1.0,
-                    tilt: false,
-                };
-                // A stacked piece sits on the tip: a fit that slid off it is no longer stacked
-                // there (it fits a part of the region that some other piece explains).
-                let key = key_with(region_key, size.pips(), &[*apex]);
-                let found = remembered(&cache.on_tips, key, || {
-                    self.search_yaw(prefix, camera, start, FRAC_PI_2, 12, 2, nudge)
-                        .filter(|(_, h)| (h.x - apex.x).hypot(h.y - apex.y) <= SEATED_WITHIN_MM)
-                });
-                all.extend(found);
-            }
-            // Lying on a side across two apexes (a bridge); posts may differ by about one size.
-            for (i, a) in supports.iter().enumerate() {
-                for b in &supports[i + 1..] {
-                    let span = (a.xy() - b.xy()).norm();
-                    if (a.z - b.z).abs() > 12.0
-                        || span > dims.height_mm
-                        || span < dims.base_mm / 2.0
-                    {
-                        continue;
-                    }
+                // Fine steps move a fit by a few pixels: only the best coarse fits can still
+                // come first, and only they take them.
+                let mut order: Vec<(f64, usize, usize)> = computed
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, found)| found.iter().enumerate().map(move |(j, f)| (f.0, i, j)))
+                    .collect();
+                order.sort_by(|a, b| b.0.total_cmp(&a.0));
+                for (_, i, j) in order.into_iter().take(ON_TABLE_FINISHED) {
+                    computed[i][j] = self.refine_fine(prefix, camera, computed[i][j].1, free_xy);
+                }
+                computed
+            });
+            for (size, standing) in sizes.into_iter().zip(&on_table) {
+                let dims = self.dims(size);
+                all.extend(standing.iter().copied());
+                for apex in supports {
+                    let lift = apex.z - cavity_apex_piece(&dims, self.pieces.wall_mm).z;
                     let start = Hypothesis {
                         size,
-                        resting: Resting::Bridging,
-                        x: (a.x + b.x) / 2.0,
-                        y: (a.y + b.y) / 2.0,
+                        resting: Resting::Stacked,
+                        x: apex.x,
+                        y: apex.y,
                         yaw: 0.0,
-                        tilt: flat_tilt(&dims),
-                        lift: (a.z + b.z) / 2.0,
+                        tilt: 0.0,
+                        lift: lift.max(0.0),
                     };
-                    let key = key_with(region_key, size.pips(), &[*a, *b]);
-                    all.extend(remembered(&cache.on_tips, key, || {
-                        self.fit_bridge(prefix, camera, start, [*a, *b], free_xy)
-                    }));
+                    let nudge = Freedom {
+                        first_step_mm: 1.0,
+                        tilt: false,
+                    };
+                    // A stacked piece sits on the tip: a fit that slid off it is no longer stacked
+                    // there (it fits a part of the region that some other piece explains).
+                    let key = key_with(region_key, size.pips(), &[*apex]);
+                    let found = remembered(&cache.on_tips, key, || {
+                        self.search_yaw(prefix, camera, start, FRAC_PI_2, 12, 2, nudge)
+                            .filter(|(_, h)| (h.x - apex.x).hypot(h.y - apex.y) <= SEATED_WITHIN_MM)
+                    });
+                    all.extend(found);
+                }
+                // Lying on a side across two apexes (a bridge); posts may differ by about one size.
+                for (i, a) in supports.iter().enumerate() {
+                    for b in &supports[i + 1..] {
+                        let span = (a.xy() - b.xy()).norm();
+                        if (a.z - b.z).abs() > 12.0
+                            || span > dims.height_mm
+                            || span < dims.base_mm / 2.0
+                        {
+                            continue;
+                        }
+                        let start = Hypothesis {
+                            size,
+                            resting: Resting::Bridging,
+                            x: (a.x + b.x) / 2.0,
+                            y: (a.y + b.y) / 2.0,
+                            yaw: 0.0,
+                            tilt: flat_tilt(&dims),
+                            lift: (a.z + b.z) / 2.0,
+                        };
+                        let key = key_with(region_key, size.pips(), &[*a, *b]);
+                        all.extend(remembered(&cache.on_tips, key, || {
+                            self.fit_bridge(prefix, camera, start, [*a, *b], free_xy)
+                        }));
+                    }
                 }
             }
-        }
-        // The base of a same-colour tower, placed by fitting base and top together: alone, an
-        // upright piece slides back to cover the top as well.
-        let remaining = region.target_px();
-        let best_so_far = all
-            .iter()
-            .map(|(s, _)| *s)
-            .fold(f64::NEG_INFINITY, f64::max);
-        // A single piece that explains the region all but perfectly, or all but its rim, needs
-        // no tower behind it.
-        let nearly_perfect = || {
-            best_so_far >= NEARLY_PERFECT * remaining
-                || all
-                    .iter()
-                    .max_by(|a, b| a.0.total_cmp(&b.0))
-                    .and_then(|(_, h)| self.outline(camera, h))
-                    .is_some_and(|(_, outline)| self.covers_to_the_rim(region, prefix, &outline))
-        };
-        let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect() {
-            remembered(&cache.tower_bases, region_key, || {
-                self.tower_bases(prefix, camera, &centre_px)
-                    .into_iter()
-                    .filter_map(|(score, h)| {
-                        Some((
-                            self.accept(region, prefix, camera, &h, f64::INFINITY)?,
-                            score,
-                        ))
-                    })
-                    .collect()
-            })
-        } else {
-            Vec::new()
-        };
-        let turned = if count > 1 {
-            self.flat_turned_off_best(region, prefix, camera, &centre_px, &all)
-        } else {
-            None
-        };
-        (all, tower_base, turned)
+            // The base of a same-colour tower, placed by fitting base and top together: alone, an
+            // upright piece slides back to cover the top as well.
+            let remaining = region.target_px();
+            let best_so_far = all
+                .iter()
+                .map(|(s, _)| *s)
+                .fold(f64::NEG_INFINITY, f64::max);
+            // A single piece that explains the region all but perfectly, or all but its rim, needs
+            // no tower behind it.
+            let nearly_perfect = || {
+                best_so_far >= NEARLY_PERFECT * remaining
+                    || all
+                        .iter()
+                        .max_by(|a, b| a.0.total_cmp(&b.0))
+                        .and_then(|(_, h)| self.outline(camera, h))
+                        .is_some_and(|(_, outline)| {
+                            self.covers_to_the_rim(region, prefix, &outline)
+                        })
+            };
+            let tower_base: Vec<(Detection, f64)> = if count > 1 && !nearly_perfect() {
+                remembered(&cache.tower_bases, region_key, || {
+                    self.tower_bases(prefix, camera, &centre_px)
+                        .into_iter()
+                        .filter_map(|(score, h)| {
+                            Some((
+                                self.accept(region, prefix, camera, &h, f64::INFINITY)?,
+                                score,
+                            ))
+                        })
+                        .collect()
+                })
+            } else {
+                Vec::new()
+            };
+            let turned = if count > 1 {
+                self.flat_turned_off_best(region, prefix, camera, &centre_px, &all)
+            } else {
+                None
+            };
+            (all, tower_base, turned)
+        })
     }
 
     /// The best `count` single pieces for what is left of a region (each the best of its size
