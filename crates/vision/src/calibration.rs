@@ -50,7 +50,7 @@ impl Chessboard {
             .collect()
     }
 
-    fn corner_count(&self) -> usize {
+    pub(crate) fn corner_count(&self) -> usize {
         (self.cols * self.rows).max(0) as usize
     }
 }

@@ -16,11 +16,12 @@ use crate::cast_shadow::without_cast_shadows;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
 use crate::contact::{SEATED_WITHIN_MM, seat_among};
 use crate::error::VisionError;
+use crate::left_board::{BoardPlace, board_elsewhere, board_where_calibrated, clear_polygon};
 use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
 use crate::pose::{
-    Resting, cavity_apex_piece, centroid_piece, convex_hull, flat_tilt, pose_on_table,
-    pose_upright_at, row_span, silhouette, vertices_piece, with_silhouette,
+    Resting, cavity_apex_piece, centroid_piece, flat_tilt, pose_on_table, pose_upright_at,
+    row_span, silhouette, vertices_piece, with_silhouette,
 };
 use crate::region::{
     Overlap, Prefix, Region, covered, explain, open_residual, overlap, overlap_union, regions,
@@ -345,13 +346,8 @@ impl Detector {
         memory: Option<&FitMemory>,
     ) -> Result<(Vec<Detection>, Vec<String>, Segmentation), VisionError> {
         let seg = segment(image, &self.colors)?;
-        let mut notes = Vec::new();
-        if board_in_view(&seg, camera).is_some() {
-            notes.push(
-                "the calibration board still lies on the table: pieces on it are not looked for; remove it before play".to_string(),
-            );
-        }
-        let found = self.detect_remembering(&seg, camera, memory)?;
+        let (found, board) = self.detect_noting_board(&seg, camera, memory)?;
+        let notes = board.map(BoardPlace::note).into_iter().collect();
         Ok((found, notes, seg))
     }
 
@@ -377,21 +373,44 @@ impl Detector {
         camera: &Camera,
         memory: Option<&FitMemory>,
     ) -> Result<Vec<Detection>, VisionError> {
+        Ok(self.detect_noting_board(seg, camera, memory)?.0)
+    }
+
+    /// [`Detector::detect_remembering`], and where a calibration board left in view lies.
+    fn detect_noting_board(
+        &self,
+        seg: &Segmentation,
+        camera: &Camera,
+        memory: Option<&FitMemory>,
+    ) -> Result<(Vec<Detection>, Option<BoardPlace>), VisionError> {
         if let Some(memory) = memory {
             memory.begin_frame();
         }
-        // The printed board left where it was calibrated is black squares, not black pieces.
-        let masked;
-        let seg = match board_in_view(seg, camera) {
-            Some(paper) => {
-                let mut cleared = seg.clone();
-                clear_polygon(&mut cleared, &paper);
-                masked = cleared;
-                &masked
-            }
-            None => seg,
+        // The printed board left in view is black squares, not black pieces.
+        let without_board = |paper: &[Point2<f64>]| {
+            let mut cleared = seg.clone();
+            clear_polygon(&mut cleared, paper);
+            cleared
         };
-        let regions = regions(seg, &self.params, 40)?;
+        let masked;
+        let (seg, regions, board) = match board_where_calibrated(seg, camera) {
+            Some(paper) => {
+                masked = without_board(&paper);
+                let regions = regions(&masked, &self.params, 40)?;
+                (&masked, regions, Some(BoardPlace::Calibrated))
+            }
+            None => {
+                let found = regions(seg, &self.params, 40)?;
+                match board_elsewhere(seg, camera, &found)? {
+                    Some(paper) => {
+                        masked = without_board(&paper);
+                        let regions = regions(&masked, &self.params, 40)?;
+                        (&masked, regions, Some(BoardPlace::Elsewhere))
+                    }
+                    None => (seg, found, None),
+                }
+            }
+        };
         let cache = FitCache::default();
         let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
@@ -540,13 +559,14 @@ impl Detector {
         self.stand_lone_leaners(&cache, camera, &regions, &mut per_region, &refitted_with);
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(seg, &self.colors, found, self.params.pale_shadow_share);
-        Ok(without_cast_shadows(
+        let found = without_cast_shadows(
             seg,
             camera,
             |size| self.dims(size),
             found,
             self.colors.shadow_dark_ratio,
-        ))
+        );
+        Ok((found, board))
     }
 
     /// The readings of a region (see [`Detector::readings`]), or what the memory holds for the
@@ -1863,77 +1883,6 @@ fn relearn_where(
         }
     }
     Ok((learnt, updates))
-}
-
-/// The calibration board's squares in the table frame: 10 x 7 squares of 25 mm around the 9 x 6
-/// inner corners, the one at x, y in [0, 25] black.
-const BOARD_SQUARE_MM: f64 = 25.0;
-/// The paper around the printed squares, mm (A4 holds the 250 x 175 mm board with ~20 mm to spare).
-const BOARD_PAPER_MARGIN_MM: f64 = 25.0;
-
-/// The outline (pixels) of the calibration board's paper, when the board still lies where the
-/// table was calibrated: at least three quarters of its dark squares read as black and of its
-/// light squares as not black, over at least half of the squares in view.
-pub fn board_in_view(seg: &Segmentation, camera: &Camera) -> Option<Vec<Point2<f64>>> {
-    let black = seg.palette.iter().position(|c| *c == Color::Black)? as u8 + 2;
-    let class_at = |x: f64, y: f64| -> Option<u8> {
-        let p = camera.project_table(&Point3::new(x, y, 0.0))?;
-        let (px, py) = (p.x.round(), p.y.round());
-        if px < 0.0 || py < 0.0 || px >= seg.width as f64 || py >= seg.height as f64 {
-            return None;
-        }
-        Some(seg.classes[py as usize * seg.width + px as usize])
-    };
-    let (mut dark_ok, mut light_ok, mut dark_seen, mut light_seen, mut total) =
-        (0usize, 0usize, 0usize, 0usize, 0usize);
-    for a in -1i32..9 {
-        for b in -1i32..6 {
-            total += 1;
-            let (x, y) = (
-                BOARD_SQUARE_MM * (f64::from(a) + 0.5),
-                BOARD_SQUARE_MM * (f64::from(b) + 0.5),
-            );
-            let Some(class) = class_at(x, y) else {
-                continue;
-            };
-            if (a + b).rem_euclid(2) == 0 {
-                dark_seen += 1;
-                dark_ok += usize::from(class == black);
-            } else {
-                light_seen += 1;
-                light_ok += usize::from(class != black);
-            }
-        }
-    }
-    let present = (dark_seen + light_seen) * 2 >= total
-        && dark_ok * 4 >= dark_seen * 3
-        && light_ok * 4 >= light_seen * 3
-        && dark_ok > 0;
-    if !present {
-        return None;
-    }
-    let m = BOARD_PAPER_MARGIN_MM;
-    let (x0, y0) = (-BOARD_SQUARE_MM - m, -BOARD_SQUARE_MM - m);
-    let (x1, y1) = (9.0 * BOARD_SQUARE_MM + m, 6.0 * BOARD_SQUARE_MM + m);
-    let corners: Option<Vec<Point2<f64>>> = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-        .iter()
-        .map(|&(x, y)| camera.project_table(&Point3::new(x, y, 0.0)))
-        .collect();
-    corners.map(convex_hull)
-}
-
-/// Classes every pixel inside a convex polygon as table.
-fn clear_polygon(seg: &mut Segmentation, polygon: &[Point2<f64>]) {
-    for y in 0..seg.height {
-        let Some((lo, hi)) = row_span(polygon, y as f64) else {
-            continue;
-        };
-        let xa = lo.ceil().max(0.0) as usize;
-        let xb = (hi.floor() + 1.0).clamp(0.0, seg.width as f64) as usize;
-        for x in xa..xb {
-            seg.classes[y * seg.width + x] = crate::segment::TABLE;
-        }
-    }
 }
 
 /// Area of a simple polygon, square pixels.

@@ -131,6 +131,42 @@ fn draw(
     Ok(frame)
 }
 
+/// Draws the calibration board koanscope prints (9 x 6 inner corners, 25 mm squares, on paper
+/// reaching 25 mm past them) lying on the table at `table_from_board`, over what the frame shows.
+pub fn draw_board(
+    frame: &mut Mat,
+    camera: &Camera,
+    table_from_board: &Isometry3<f64>,
+) -> Result<(), VisionError> {
+    let square = |x0: f64, y0: f64, x1: f64, y1: f64| -> Option<opencv::core::Vector<Point>> {
+        [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+            .iter()
+            .map(|&(x, y)| {
+                let p =
+                    camera.project_table(&(table_from_board * nalgebra::Point3::new(x, y, 0.0)))?;
+                Some(Point::new(p.x.round() as i32, p.y.round() as i32))
+            })
+            .collect()
+    };
+    let mut fill = |corners: Option<opencv::core::Vector<Point>>, bgr: f64| match corners {
+        Some(corners) => {
+            imgproc::fill_convex_poly(frame, &corners, Scalar::all(bgr), imgproc::LINE_8, 0)
+                .during("drawing the board")
+        }
+        None => Ok(()),
+    };
+    fill(square(-50.0, -50.0, 250.0, 175.0), 235.0)?;
+    for a in -1i32..9 {
+        for b in -1i32..6 {
+            if (a + b).rem_euclid(2) == 0 {
+                let (x, y) = (25.0 * f64::from(a), 25.0 * f64::from(b));
+                fill(square(x, y, x + 25.0, y + 25.0), 35.0)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The camera drawn frames are seen by: 1280x720, no distortion, about 0.65 m from the table and
 /// looking down at it obliquely (the pose of the dev dataset's first setup).
 pub fn table_camera() -> Camera {

@@ -54,6 +54,14 @@ impl Segmentation {
         (f64::from(p[k]) + 1.0) / (f64::from(t[k]) + 1.0)
     }
 
+    /// The frame's lightness (8-bit L) over a box of it, as a one-channel image.
+    pub(crate) fn lightness_in(&self, rect: opencv::core::Rect) -> Result<Mat, VisionError> {
+        let crop = Mat::roi(&self.lab, rect).during("cropping the frame")?;
+        let mut lightness = Mat::default();
+        opencv::core::extract_channel(&crop, &mut lightness, 0).during("reading lightness")?;
+        Ok(lightness)
+    }
+
     /// The class of a colour's pixels, if the palette has it.
     pub fn class_of(&self, color: Color) -> Option<u8> {
         class_in(&self.palette, color)

@@ -49,3 +49,93 @@ fn the_calibration_board_left_on_the_table_is_not_read_as_pieces() {
     );
     assert!(analysis.scene.pieces.len() >= 5);
 }
+
+#[test]
+fn a_board_away_from_where_the_table_was_calibrated_is_not_read_as_pieces() {
+    let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images/S1");
+    let (k, camera_from_table) = common::truth_setup(&setup);
+    // The camera bumped after calibrating: the board, still where it lay, is now seen 12 cm
+    // and 20 degrees away from where the calibration puts it.
+    let table_from_calibrated = nalgebra::Isometry3::new(
+        nalgebra::Vector3::new(120.0, -40.0, 0.0),
+        nalgebra::Vector3::z() * 20f64.to_radians(),
+    );
+    let camera = Camera::new(
+        Intrinsics {
+            camera_matrix: k,
+            distortion: [0.0; 5],
+            image_size: [1280, 720],
+        },
+        camera_from_table * table_from_calibrated,
+    );
+    let detector = Detector::new(ColorModel::default());
+    let engine = Engine::default();
+    let path = setup.join("table.jpg");
+    let image = read_bgr(&path).expect("readable");
+    let analysis = analyze(&image, &path, &camera, &detector, &engine).expect("analysed");
+    assert!(
+        analysis.scene.pieces.is_empty(),
+        "{} pieces: {:?}",
+        analysis.scene.pieces.len(),
+        analysis.warnings
+    );
+    // The Master is told why, and that the camera may have moved.
+    assert!(
+        analysis
+            .warnings
+            .iter()
+            .any(|w| w.contains("not where the table was calibrated")
+                && w.contains("calibrate the table again")),
+        "{:?}",
+        analysis.warnings
+    );
+}
+
+#[test]
+fn a_board_moved_aside_hides_no_piece_beside_it_and_no_piece_is_read_on_it() {
+    use koanscope_vision::render::{bench_pieces, draw_board, draw_pieces, table_camera};
+    let camera = table_camera();
+    let pieces = bench_pieces();
+    let mut frame = draw_pieces(&camera, &pieces).expect("drawn");
+    // Slid aside after calibrating, turned a little: clear of the pieces, all of it in view.
+    let table_from_board = nalgebra::Isometry3::new(
+        nalgebra::Vector3::new(130.0, -275.0, 0.0),
+        nalgebra::Vector3::z() * 10f64.to_radians(),
+    );
+    for (x, y) in [
+        (-50.0, -50.0),
+        (250.0, -50.0),
+        (250.0, 175.0),
+        (-50.0, 175.0),
+    ] {
+        let corner = camera
+            .project_table(&(table_from_board * nalgebra::Point3::new(x, y, 0.0)))
+            .expect("in front of the camera");
+        assert!(
+            (0.0..1280.0).contains(&corner.x) && (0.0..720.0).contains(&corner.y),
+            "the paper's corner at {corner} is out of view"
+        );
+    }
+    draw_board(&mut frame, &camera, &table_from_board).expect("drawn");
+
+    let detector = Detector::new(ColorModel::default());
+    let engine = Engine::default();
+    let path = Path::new("drawn board aside");
+    let analysis = analyze(&frame, path, &camera, &detector, &engine).expect("analysed");
+    let black = analysis
+        .scene
+        .pieces
+        .iter()
+        .filter(|p| p.color == koanscope_scene::Color::Black)
+        .count();
+    assert_eq!(black, 0, "{:?}", analysis.warnings);
+    assert_eq!(analysis.scene.pieces.len(), pieces.len());
+    assert!(
+        analysis
+            .warnings
+            .iter()
+            .any(|w| w.contains("not where the table was calibrated")),
+        "{:?}",
+        analysis.warnings
+    );
+}

@@ -1,0 +1,222 @@
+//! The calibration board left in view is black and white paper, not black pieces. Where it still
+//! lies where the table was calibrated, the calibration says where to look. Moved aside after
+//! calibrating (or seen elsewhere because the camera moved), it is found by its corners, which
+//! are looked for only where a board's worth of black squares shows: a full search of a frame
+//! costs up to most of a second.
+
+use nalgebra::{Matrix3, Point2, Point3, Vector3};
+use opencv::calib3d;
+use opencv::core::{Point2f, Rect, Size, Vector};
+use opencv::prelude::*;
+
+use crate::calibration::Chessboard;
+use crate::camera::Camera;
+use crate::error::{CvContext, VisionError};
+use crate::pose::{convex_hull, row_span};
+use crate::region::Region;
+use crate::segment::{Segmentation, TABLE};
+use koanscope_scene::Color;
+
+/// The board is the one koanscope prints: 10 x 7 squares of 25 mm around the 9 x 6 inner
+/// corners, the square at x, y in [0, 25] of the board frame black.
+const BOARD: Chessboard = Chessboard::STANDARD;
+/// The paper around the printed squares, mm (A4 holds the 250 x 175 mm board with ~20 mm to spare).
+const BOARD_PAPER_MARGIN_MM: f64 = 25.0;
+/// How much black, on the table, makes a board worth looking for: its corners are found only
+/// when nearly all of it shows, and more than half of its black squares' area is a dozen black
+/// pieces or more (a black stash is fifteen).
+const BOARD_BLACK_SHOWN: f64 = 0.6;
+
+/// Where a board left in view lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BoardPlace {
+    /// Where the table was calibrated.
+    Calibrated,
+    /// Anywhere else in view.
+    Elsewhere,
+}
+
+impl BoardPlace {
+    /// What the user is told: the board hides pieces, and a board seen elsewhere may mean the
+    /// camera moved.
+    pub(crate) fn note(self) -> String {
+        match self {
+            BoardPlace::Calibrated => "the calibration board still lies on the table: pieces on it are not looked for; remove it before play".to_string(),
+            BoardPlace::Elsewhere => "a calibration board lies in view, but not where the table was calibrated: pieces on it are not looked for; remove it before play. If it was not moved, the camera was: calibrate the table again (koanscope calibrate table)".to_string(),
+        }
+    }
+}
+
+/// The corners of the board's paper in the board frame (where the table was calibrated, the
+/// table frame), mm.
+fn paper_corners_board_mm() -> [Point2<f64>; 4] {
+    let s = BOARD.square_mm;
+    let m = BOARD_PAPER_MARGIN_MM;
+    let (x0, y0) = (-s - m, -s - m);
+    let (x1, y1) = (f64::from(BOARD.cols) * s + m, f64::from(BOARD.rows) * s + m);
+    [
+        Point2::new(x0, y0),
+        Point2::new(x1, y0),
+        Point2::new(x1, y1),
+        Point2::new(x0, y1),
+    ]
+}
+
+/// The outline (pixels) of the calibration board's paper, when the board still lies where the
+/// table was calibrated: at least three quarters of its dark squares read as black and of its
+/// light squares as not black, over at least half of the squares in view.
+pub(crate) fn board_where_calibrated(
+    seg: &Segmentation,
+    camera: &Camera,
+) -> Option<Vec<Point2<f64>>> {
+    let black = seg.class_of(Color::Black)?;
+    let class_at = |x: f64, y: f64| -> Option<u8> {
+        let p = camera.project_table(&Point3::new(x, y, 0.0))?;
+        let (px, py) = (p.x.round(), p.y.round());
+        if px < 0.0 || py < 0.0 || px >= seg.width as f64 || py >= seg.height as f64 {
+            return None;
+        }
+        Some(seg.classes[py as usize * seg.width + px as usize])
+    };
+    let (mut dark_ok, mut light_ok, mut dark_seen, mut light_seen, mut total) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    for a in -1..BOARD.cols {
+        for b in -1..BOARD.rows {
+            total += 1;
+            let (x, y) = (
+                BOARD.square_mm * (f64::from(a) + 0.5),
+                BOARD.square_mm * (f64::from(b) + 0.5),
+            );
+            let Some(class) = class_at(x, y) else {
+                continue;
+            };
+            if (a + b).rem_euclid(2) == 0 {
+                dark_seen += 1;
+                dark_ok += usize::from(class == black);
+            } else {
+                light_seen += 1;
+                light_ok += usize::from(class != black);
+            }
+        }
+    }
+    let present = (dark_seen + light_seen) * 2 >= total
+        && dark_ok * 4 >= dark_seen * 3
+        && light_ok * 4 >= light_seen * 3
+        && dark_ok > 0;
+    if !present {
+        return None;
+    }
+    let corners: Option<Vec<Point2<f64>>> = paper_corners_board_mm()
+        .iter()
+        .map(|c| camera.project_table(&Point3::new(c.x, c.y, 0.0)))
+        .collect();
+    corners.map(convex_hull)
+}
+
+/// The outline (pixels) of a calibration board's paper anywhere in view, found by its inner
+/// corners in the box around `regions`' black ones, when they cover a board's worth of the table.
+pub(crate) fn board_elsewhere(
+    seg: &Segmentation,
+    camera: &Camera,
+    regions: &[Region],
+) -> Result<Option<Vec<Point2<f64>>>, VisionError> {
+    let black: Vec<&Region> = regions.iter().filter(|r| r.color == Color::Black).collect();
+    let squares_mm2 =
+        f64::from((BOARD.cols + 1) * (BOARD.rows + 1) / 2) * BOARD.square_mm * BOARD.square_mm;
+    let black_mm2: f64 = black.iter().map(|r| table_area_mm2(camera, r)).sum();
+    if black_mm2 < BOARD_BLACK_SHOWN * squares_mm2 {
+        return Ok(None);
+    }
+    // The box around them (each region's box has room around it for the paper's white rim).
+    let x0 = black.iter().map(|r| r.x0).min().unwrap_or(0);
+    let y0 = black.iter().map(|r| r.y0).min().unwrap_or(0);
+    let x1 = black.iter().map(|r| r.x0 + r.w).max().unwrap_or(0);
+    let y1 = black.iter().map(|r| r.y0 + r.h).max().unwrap_or(0);
+    let gray = seg.lightness_in(Rect::new(
+        x0 as i32,
+        y0 as i32,
+        (x1 - x0) as i32,
+        (y1 - y0) as i32,
+    ))?;
+    let mut corners = Vector::<Point2f>::new();
+    let found = calib3d::find_chessboard_corners(
+        &gray,
+        Size::new(BOARD.cols, BOARD.rows),
+        &mut corners,
+        calib3d::CALIB_CB_ADAPTIVE_THRESH
+            | calib3d::CALIB_CB_NORMALIZE_IMAGE
+            | calib3d::CALIB_CB_FAST_CHECK,
+    )
+    .during("looking for a calibration board left in view")?;
+    if !found || corners.len() != BOARD.corner_count() {
+        return Ok(None);
+    }
+    // The board is flat: a homography takes its frame (mm) to the frame's pixels.
+    let board_mm: Vector<Point2f> = BOARD
+        .corners_board_mm()
+        .iter()
+        .map(|c| Point2f::new(c.x as f32, c.y as f32))
+        .collect();
+    let pixels: Vector<Point2f> = corners
+        .iter()
+        .map(|c| Point2f::new(c.x + x0 as f32, c.y + y0 as f32))
+        .collect();
+    let h = calib3d::find_homography(&board_mm, &pixels, &mut opencv::core::no_array(), 0, 3.0)
+        .during("placing the board left in view")?;
+    if h.rows() != 3 || h.cols() != 3 {
+        return Ok(None);
+    }
+    let mut m = Matrix3::zeros();
+    for r in 0..3 {
+        for c in 0..3 {
+            m[(r, c)] = *h
+                .at_2d::<f64>(r as i32, c as i32)
+                .during("reading a homography")?;
+        }
+    }
+    // The corners order the board either way round; its paper is symmetric about its middle.
+    let paper: Option<Vec<Point2<f64>>> = paper_corners_board_mm()
+        .iter()
+        .map(|c| {
+            let p = m * c.to_homogeneous();
+            (p.z.abs() > 1e-9).then(|| Point2::new(p.x / p.z, p.y / p.z))
+        })
+        .collect();
+    Ok(paper.map(convex_hull))
+}
+
+/// The table's area a region's pixels would cover lying on it, mm² (scaled at its middle).
+fn table_area_mm2(camera: &Camera, region: &Region) -> f64 {
+    let Some(centre) = region.target_centre() else {
+        return 0.0;
+    };
+    let Some(p) = camera.pixel_to_table_plane(&centre, 0.0) else {
+        return 0.0;
+    };
+    let (Some(o), Some(x), Some(y)) = (
+        camera.project_table(&p),
+        camera.project_table(&(p + Vector3::x())),
+        camera.project_table(&(p + Vector3::y())),
+    ) else {
+        return 0.0;
+    };
+    let px2_per_mm2 = (x - o).perp(&(y - o)).abs();
+    if px2_per_mm2 <= 0.0 {
+        return 0.0;
+    }
+    region.target_px() / px2_per_mm2
+}
+
+/// Classes every pixel inside a convex polygon as table.
+pub(crate) fn clear_polygon(seg: &mut Segmentation, polygon: &[Point2<f64>]) {
+    for y in 0..seg.height {
+        let Some((lo, hi)) = row_span(polygon, y as f64) else {
+            continue;
+        };
+        let xa = lo.ceil().max(0.0) as usize;
+        let xb = (hi.floor() + 1.0).clamp(0.0, seg.width as f64) as usize;
+        for x in xa..xb {
+            seg.classes[y * seg.width + x] = TABLE;
+        }
+    }
+}
