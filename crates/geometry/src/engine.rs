@@ -123,6 +123,22 @@ impl Engine {
         plastic_distance(&a, &b, outer_distance(&a, &b))
     }
 
+    /// How deep two pieces' solid outer pyramids overlap, mm; 0 when they do not. Only a piece
+    /// inside another's cavity (stacked on its tip, or nested) may overlap it, and those are not
+    /// for this to judge (EPA gives up on the nearly parallel faces of nested pyramids): any
+    /// other overlap is a pose no table can hold.
+    pub fn solid_overlap(&self, a: &Piece, b: &Piece) -> f64 {
+        query::contact(
+            &a.table_from_piece,
+            &*self.shape(a.size).outer,
+            &b.table_from_piece,
+            &*self.shape(b.size).outer,
+            0.0,
+        )
+        .expect("convex-convex contact is supported")
+        .map_or(0.0, |c| (-c.dist).max(0.0))
+    }
+
     /// The nearest points of two pieces' plastic (table frame: on `a`, then on `b`) when the
     /// pieces are apart, by at most `within_mm`; `None` when their plastic overlaps or they are
     /// farther apart.

@@ -321,6 +321,34 @@ fn pieces_that_overlap_are_no_distance_apart() {
 }
 
 #[test]
+fn pieces_that_go_into_each_other_overlap_by_how_far_and_touching_ones_not_at_all() {
+    let p = Placer::default();
+    let engine = Engine::default();
+    let medium = 19.8;
+    let pair = |gap: f64| {
+        scene(&[
+            (Size::Medium, p.upright(0.0, 0.0, 0.0)),
+            (Size::Medium, p.upright(medium + gap, 0.0, 0.0)),
+        ])
+    };
+    // Apart or face to face: nothing overlaps.
+    for gap in [1.0, 0.0] {
+        let s = pair(gap);
+        assert_eq!(engine.solid_overlap(&s.pieces[0], &s.pieces[1]), 0.0);
+    }
+    // 4 mm into each other at the base: parting them along the slanted faces takes a little less.
+    let s = pair(-4.0);
+    let depth = engine.solid_overlap(&s.pieces[0], &s.pieces[1]);
+    assert!(depth > 3.0 && depth <= 4.0 + 1e-9, "depth {depth}");
+    // Turned, the corners reach further in.
+    let turned = scene(&[
+        (Size::Medium, p.upright(0.0, 0.0, 0.7)),
+        (Size::Medium, p.upright(medium + 0.5, 0.0, 0.7)),
+    ]);
+    assert!(engine.solid_overlap(&turned.pieces[0], &turned.pieces[1]) > 1.0);
+}
+
+#[test]
 fn groups_forty_millimetres_apart_are_two_koans_but_twenty_stays_one() {
     let p = Placer::default();
     let b = 25.4;
