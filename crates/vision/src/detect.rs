@@ -33,6 +33,7 @@ use crate::shadow::without_tinted_shadows;
 mod bridge;
 mod hidden_base;
 mod leaning;
+mod overlapping;
 mod same_colour;
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
@@ -557,6 +558,8 @@ impl Detector {
         }
         self.sit_posts_back_down(stood, &mut per_region, &mut scores);
         self.stand_lone_leaners(&cache, camera, &regions, &mut per_region, &refitted_with);
+        // Two pieces cannot be in one place: a piece read lying into another leans on it.
+        self.lean_overlapping(camera, &regions, &mut per_region);
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(seg, &self.colors, found, self.params.pale_shadow_share);
         let found = without_cast_shadows(

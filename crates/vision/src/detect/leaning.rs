@@ -52,7 +52,7 @@ impl Detector {
     }
 
     /// The box of a detected piece's five corners, table frame.
-    fn corner_box(&self, d: &Detection) -> (Point3<f64>, Point3<f64>) {
+    pub(super) fn corner_box(&self, d: &Detection) -> (Point3<f64>, Point3<f64>) {
         let corners = vertices_piece(&self.dims(d.size)).map(|v| d.table_from_piece * v);
         let mut lo = corners[0];
         let mut hi = corners[0];
@@ -65,7 +65,7 @@ impl Detector {
 }
 
 /// How far apart two boxes are (0 where they overlap), mm.
-fn box_gap(a: &(Point3<f64>, Point3<f64>), b: &(Point3<f64>, Point3<f64>)) -> f64 {
+pub(super) fn box_gap(a: &(Point3<f64>, Point3<f64>), b: &(Point3<f64>, Point3<f64>)) -> f64 {
     (0..3)
         .map(|k| (a.0[k] - b.1[k]).max(b.0[k] - a.1[k]).max(0.0))
         .map(|g| g * g)
