@@ -339,11 +339,12 @@ fn a_marked_koan_knocked_under_the_hands_raises_katsu_once_they_leave() {
     let (engine, scene, mut feed) = built_table();
     let pair = id_near(&feed, 160.0, 30.0);
     feed.tracker.mark(pair).unwrap();
-    // A sleeve sweeps over koan 1 and knocks its red small piece 40 mm away (now a koan alone).
+    // A sleeve sweeps over koan 1 and knocks its red small piece 60 mm away from the yellow
+    // large, away from the other koans too (now a koan alone).
     let mut knocked = scene.clone();
     for p in &mut knocked.pieces {
         if p.id == 4 {
-            p.table_from_piece.translation.vector.y += 60.0;
+            p.table_from_piece.translation.vector.y -= 60.0;
         }
     }
     let knocked = derived(&engine, &knocked);

@@ -172,11 +172,16 @@ fn tables() -> Vec<Vec<(Color, Size, Isometry3<f64>)>> {
         Size::Small,
         p.flat(Size::Small, -40.0, 30.0, 0.1),
     ));
-    t0.push((Color::Yellow, Size::Large, p.upright(150.0, 30.0, 0.7)));
+    // Two uprights turned alike, face to face 0.3 mm apart at their base (touching): the small
+    // stands off the large along the normal of the faces that meet (on the cameras' side, in
+    // view), the two half-bases and the gap away (measured along the x axis instead, their
+    // turned corners would go 4 mm into each other).
+    let (turn, reach) = (0.7_f64, 12.7 + 7.15 + 0.3);
+    t0.push((Color::Yellow, Size::Large, p.upright(150.0, 30.0, turn)));
     t0.push((
         Color::Red,
         Size::Small,
-        p.upright(150.0 + 12.7 + 7.15 + 0.3, 30.0, 0.7),
+        p.upright(150.0 + reach * turn.sin(), 30.0 - reach * turn.cos(), turn),
     ));
     t0.push((
         Color::Blue,
