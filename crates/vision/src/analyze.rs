@@ -12,7 +12,7 @@ use opencv::prelude::*;
 use crate::calibration::check_resolution;
 use crate::camera::Camera;
 use crate::contact::{Support, close_gaps, note_closed_gaps, seat_stacked};
-use crate::detect::{Detection, Detector, ShadedAlternative, ShadedChoice};
+use crate::detect::{Detection, Detector, ShadedAlternative, ShadedChoice, Tipped};
 use crate::error::{CvContext, VisionError};
 use crate::gap::gap_seen;
 use crate::image::size_of;
@@ -156,6 +156,8 @@ pub fn analyze_remembering(
     note_rim_towers(&mut scene, &rim_towers);
     let choices: Vec<Option<ShadedChoice>> = detections.iter().map(|d| d.shaded_choice).collect();
     note_shaded_choices(&mut scene, &choices, detector.params.shaded_tilt_lead);
+    let tipped: Vec<Option<Tipped>> = detections.iter().map(|d| d.tipped).collect();
+    note_tipped(&mut scene, &tipped);
     // The only note today is the board left on the table, which explains an empty table.
     let board_seen = !notes.is_empty();
     let mut warnings = notes;
@@ -347,6 +349,32 @@ fn note_rim_towers(scene: &mut Scene, rim_towers: &[(usize, usize, f64)]) {
 /// down at a slant rather than lying flat, and a tower of one colour read rather than one piece
 /// lying flat. The Master is asked to look. The margin is the shading's lead over the `lead`
 /// it needed.
+/// A judgment call on each piece read leaning because, lying flat as its outline had it, it
+/// went into the piece beside it (see `detect/overlapping.rs`). `tipped` is per piece, in the
+/// scene's order.
+fn note_tipped(scene: &mut Scene, tipped: &[Option<Tipped>]) {
+    let ids: Vec<PieceId> = scene.pieces.iter().map(|p| p.id).collect();
+    for koan in &mut scene.koans {
+        for &id in &koan.pieces {
+            let Some(t) = ids.iter().position(|&i| i == id).and_then(|k| tipped[k]) else {
+                continue;
+            };
+            koan.judgment_calls.push(JudgmentCall {
+                what: "orientation".into(),
+                pieces: vec![id],
+                decided: true,
+                margin: round_share(t.margin),
+                unit: "share of its pixels explained".into(),
+                note: format!(
+                    "orientation of {id}: leaning on the piece beside it, not lying flat: the outlines fit alike (leaning {:+.1} % of its pixels), but lying flat it would go {:.1} mm into that piece: look",
+                    100.0 * t.lead,
+                    t.lying_overlap_mm
+                ),
+            });
+        }
+    }
+}
+
 fn note_shaded_choices(scene: &mut Scene, choices: &[Option<ShadedChoice>], lead: f64) {
     let ids: Vec<PieceId> = scene.pieces.iter().map(|p| p.id).collect();
     let choice_of = |id: PieceId| ids.iter().position(|&i| i == id).and_then(|k| choices[k]);
@@ -481,6 +509,7 @@ mod tests {
             outline_px: Vec::new(),
             rim_share: None,
             shaded_choice: None,
+            tipped: None,
         };
         let standing = standing_where_seen(&piece, &detection, &camera, &detector).unwrap();
         assert_eq!(standing.translation.z, 0.0, "on the table");

@@ -336,6 +336,7 @@ mod tests {
             outline_px,
             rim_share: None,
             shaded_choice: None,
+            tipped: None,
         }
     }
 

@@ -160,6 +160,21 @@ pub struct Detection {
     /// Set where the faces' shading chose this piece's reading over one the outline fits about
     /// as well: a judgment call for the Master.
     pub shaded_choice: Option<ShadedChoice>,
+    /// Set where the piece was read lying flat into another and tipped up against it instead
+    /// (see `detect/overlapping.rs`): a judgment call for the Master.
+    pub tipped: Option<Tipped>,
+}
+
+/// A piece read leaning on another because lying flat, as its outline had it, it went into it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tipped {
+    /// How deep the flat reading went into the other piece, mm.
+    pub lying_overlap_mm: f64,
+    /// How much more of its region the leaning reading explains than the flat one did, as a
+    /// share of the region's pixels (it may be a little less).
+    pub lead: f64,
+    /// How far the lead passed the least a leaning reading may have, same unit.
+    pub margin: f64,
 }
 
 /// A reading the faces' shading chose over another whose outline fits about as well (see
@@ -1500,6 +1515,7 @@ impl Detector {
             outline_px: outline,
             rim_share: None,
             shaded_choice: None,
+            tipped: None,
         })
     }
 

@@ -46,8 +46,8 @@ pub use camera::Camera;
 pub use color::ColorModel;
 pub use cv::{isometry_from_rvec_tvec, rvec_tvec_from_isometry};
 pub use detect::{
-    DetectParams, Detection, Detector, HueUpdate, ShadedAlternative, ShadedChoice, relearn_colors,
-    relearn_colors_labelled,
+    DetectParams, Detection, Detector, HueUpdate, ShadedAlternative, ShadedChoice, Tipped,
+    relearn_colors, relearn_colors_labelled,
 };
 pub use error::VisionError;
 pub use koanscope_geometry::may_hide;

@@ -201,6 +201,7 @@ mod tests {
             outline_px: silhouette(camera, &dims, &pose).unwrap(),
             rim_share: None,
             shaded_choice: None,
+            tipped: None,
         }
     }
 

@@ -4,7 +4,7 @@
 mod common;
 
 use koanscope_geometry::Engine;
-use koanscope_scene::{Color, Size};
+use koanscope_scene::{Color, Orientation, Size};
 use koanscope_vision::evaluate::{DetectionScore, score_scene, truth_pieces};
 use koanscope_vision::{Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr};
 use nalgebra::Vector2;
@@ -91,6 +91,65 @@ fn a_piece_on_a_tip_is_not_read_as_a_bigger_one_standing_behind() {
             .any(|k| k.towers.contains(&vec![base.id, top.id])),
         "{:#?}",
         scene.koans
+    );
+}
+
+/// D1 scene 7 has a black medium leaning on a red large, 33° up: its outline fits one lying
+/// flat at the red's foot as well, but lying so its apex would be 3.6 mm inside the red. It is
+/// read leaning, resting against the red and pointing at it, and the Master is told why.
+#[test]
+fn a_leaner_whose_outline_fits_lying_flat_into_its_support_is_read_leaning_on_it() {
+    let Some(dataset) = common::dataset() else {
+        return;
+    };
+    let dir = dataset.join("D1");
+    let path = dir.join("scene_07.jpg");
+    let image = read_bgr(&path).expect("readable");
+    let analysis = analyze(
+        &image,
+        &path,
+        &setup_camera(&dir),
+        &Detector::new(ColorModel::default()),
+        &Engine::default(),
+    )
+    .expect("analysed");
+    let scene = &analysis.scene;
+    let of = |color: Color| {
+        scene
+            .pieces
+            .iter()
+            .find(|p| p.color == color)
+            .unwrap_or_else(|| panic!("no {color} piece: {:#?}", scene.pieces))
+    };
+    let (leaner, support) = (of(Color::Black), of(Color::Red));
+    let attributes = leaner.attributes.as_ref().expect("derived");
+    assert_eq!(attributes.orientation, Orientation::Weird, "{leaner:#?}");
+    // The truth's axis: (0.834, -0.108, 0.541).
+    let axis = leaner.table_from_piece * nalgebra::Vector3::z();
+    let off = axis
+        .angle(&nalgebra::Vector3::new(0.834, -0.108, 0.541))
+        .to_degrees();
+    assert!(off < 5.0, "axis {off:.1} degrees off the truth's");
+    let koan = scene
+        .koans
+        .iter()
+        .find(|k| k.pieces.contains(&leaner.id))
+        .expect("in a koan");
+    assert!(
+        koan.touching
+            .contains(&[support.id.min(leaner.id), support.id.max(leaner.id)])
+    );
+    assert!(
+        koan.pointing.contains(&[leaner.id, support.id]),
+        "{:?}",
+        koan.pointing
+    );
+    assert!(
+        koan.judgment_calls
+            .iter()
+            .any(|c| c.pieces == vec![leaner.id] && c.note.contains("not lying flat")),
+        "{:#?}",
+        koan.judgment_calls
     );
 }
 

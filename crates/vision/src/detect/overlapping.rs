@@ -199,10 +199,18 @@ impl Detector {
             }
         }
         let (score, h) = best?;
-        if score < lying_score - TIPPED_LOSS * alone.target_px() {
+        let area = alone.target_px().max(1.0);
+        let lead = (score - lying_score) / area;
+        if lead < -TIPPED_LOSS {
             return None;
         }
-        self.accept(&alone, &prefix, camera, &h, score - lying_score)
+        let mut tipped = self.accept(&alone, &prefix, camera, &h, score - lying_score)?;
+        tipped.tipped = Some(Tipped {
+            lying_overlap_mm: engine.solid_overlap(&as_piece(d), leaning_on),
+            lead,
+            margin: lead + TIPPED_LOSS,
+        });
+        Some(tipped)
     }
 }
 
@@ -288,6 +296,11 @@ mod tests {
         );
         let tipped = read_as(leaner);
         assert_eq!(tipped.resting, Resting::Tilted);
+        let call = tipped.tipped.expect("the Master is told it was tipped");
+        assert!(
+            call.lying_overlap_mm > OVERLAP_MM && call.margin > 0.0,
+            "{call:?}"
+        );
         let axis_error = (tipped.table_from_piece * nalgebra::Vector3::z())
             .angle(&(leaner * nalgebra::Vector3::z()))
             .to_degrees();
@@ -298,6 +311,7 @@ mod tests {
         // shows it), it explains the frame better lying, and stays.
         let stays = read_as(detector.pose(&lying));
         assert_eq!(stays.resting, Resting::Flat);
+        assert_eq!(stays.tipped, None);
     }
 
     /// The hypothesis of an upright pose on the table.
