@@ -199,6 +199,24 @@ impl Detector {
             }
         }
         let (score, h) = best?;
+        // Tipped but a few degrees, it does not lean: the engine reads it lying flat (or standing)
+        // beside the other, which the overlap alone does not say (on the green-baize holdout, a
+        // false black small, a shaded face, slid out of the blue piece it lay in and pointed
+        // at it).
+        let mut alone_scene = koanscope_scene::Scene::from_pieces(vec![Piece::new(
+            0,
+            d.color,
+            d.size,
+            self.pose(&h),
+        )]);
+        engine.derive(&mut alone_scene);
+        let orientation = alone_scene.pieces[0]
+            .attributes
+            .as_ref()
+            .map(|a| a.orientation);
+        if orientation != Some(koanscope_scene::Orientation::Weird) {
+            return None;
+        }
         let area = alone.target_px().max(1.0);
         let lead = (score - lying_score) / area;
         if lead < -TIPPED_LOSS {
