@@ -2,13 +2,17 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use koanscope_geometry::Engine;
-use koanscope_vision::{Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr};
+use koanscope_vision::{
+    Analysis, Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr,
+};
+use nalgebra::{Isometry3, Point3, Vector3};
 
-#[test]
-fn the_calibration_board_left_on_the_table_is_not_read_as_pieces() {
+/// The sample setup S1, and its true camera with the table frame moved by `moved` (the identity:
+/// as calibrated).
+fn sample_s1(moved: Isometry3<f64>) -> (PathBuf, Camera) {
     let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images/S1");
     let (k, camera_from_table) = common::truth_setup(&setup);
     let camera = Camera::new(
@@ -17,13 +21,22 @@ fn the_calibration_board_left_on_the_table_is_not_read_as_pieces() {
             distortion: [0.0; 5],
             image_size: [1280, 720],
         },
-        camera_from_table,
+        camera_from_table * moved,
     );
+    (setup, camera)
+}
+
+/// `koanscope analyze` of an image file.
+fn analysed(path: &Path, camera: &Camera) -> Analysis {
+    let image = read_bgr(path).expect("readable");
     let detector = Detector::new(ColorModel::default());
-    let engine = Engine::default();
-    let path = setup.join("table.jpg");
-    let image = read_bgr(&path).expect("readable");
-    let analysis = analyze(&image, &path, &camera, &detector, &engine).expect("analysed");
+    analyze(&image, path, camera, &detector, &Engine::default()).expect("analysed")
+}
+
+#[test]
+fn the_calibration_board_left_on_the_table_is_not_read_as_pieces() {
+    let (setup, camera) = sample_s1(Isometry3::identity());
+    let analysis = analysed(&setup.join("table.jpg"), &camera);
     assert!(
         analysis.scene.pieces.is_empty(),
         "{} pieces",
@@ -38,9 +51,7 @@ fn the_calibration_board_left_on_the_table_is_not_read_as_pieces() {
         analysis.warnings
     );
     // Without the board, a scene's pieces are all still there (none is taken for the board).
-    let path = setup.join("scene_00.jpg");
-    let image = read_bgr(&path).expect("readable");
-    let analysis = analyze(&image, &path, &camera, &detector, &engine).expect("analysed");
+    let analysis = analysed(&setup.join("scene_00.jpg"), &camera);
     assert!(
         !analysis
             .warnings
@@ -52,27 +63,13 @@ fn the_calibration_board_left_on_the_table_is_not_read_as_pieces() {
 
 #[test]
 fn a_board_away_from_where_the_table_was_calibrated_is_not_read_as_pieces() {
-    let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images/S1");
-    let (k, camera_from_table) = common::truth_setup(&setup);
     // The camera bumped after calibrating: the board, still where it lay, is now seen 12 cm
     // and 20 degrees away from where the calibration puts it.
-    let table_from_calibrated = nalgebra::Isometry3::new(
-        nalgebra::Vector3::new(120.0, -40.0, 0.0),
-        nalgebra::Vector3::z() * 20f64.to_radians(),
-    );
-    let camera = Camera::new(
-        Intrinsics {
-            camera_matrix: k,
-            distortion: [0.0; 5],
-            image_size: [1280, 720],
-        },
-        camera_from_table * table_from_calibrated,
-    );
-    let detector = Detector::new(ColorModel::default());
-    let engine = Engine::default();
-    let path = setup.join("table.jpg");
-    let image = read_bgr(&path).expect("readable");
-    let analysis = analyze(&image, &path, &camera, &detector, &engine).expect("analysed");
+    let (setup, camera) = sample_s1(Isometry3::new(
+        Vector3::new(120.0, -40.0, 0.0),
+        Vector3::z() * 20f64.to_radians(),
+    ));
+    let analysis = analysed(&setup.join("table.jpg"), &camera);
     assert!(
         analysis.scene.pieces.is_empty(),
         "{} pieces: {:?}",
@@ -98,9 +95,9 @@ fn a_board_moved_aside_hides_no_piece_beside_it_and_no_piece_is_read_on_it() {
     let pieces = bench_pieces();
     let mut frame = draw_pieces(&camera, &pieces).expect("drawn");
     // Slid aside after calibrating, turned a little: clear of the pieces, all of it in view.
-    let table_from_board = nalgebra::Isometry3::new(
-        nalgebra::Vector3::new(130.0, -275.0, 0.0),
-        nalgebra::Vector3::z() * 10f64.to_radians(),
+    let table_from_board = Isometry3::new(
+        Vector3::new(130.0, -275.0, 0.0),
+        Vector3::z() * 10f64.to_radians(),
     );
     for (x, y) in [
         (-50.0, -50.0),
@@ -109,7 +106,7 @@ fn a_board_moved_aside_hides_no_piece_beside_it_and_no_piece_is_read_on_it() {
         (-50.0, 175.0),
     ] {
         let corner = camera
-            .project_table(&(table_from_board * nalgebra::Point3::new(x, y, 0.0)))
+            .project_table(&(table_from_board * Point3::new(x, y, 0.0)))
             .expect("in front of the camera");
         assert!(
             (0.0..1280.0).contains(&corner.x) && (0.0..720.0).contains(&corner.y),
@@ -119,9 +116,8 @@ fn a_board_moved_aside_hides_no_piece_beside_it_and_no_piece_is_read_on_it() {
     draw_board(&mut frame, &camera, &table_from_board).expect("drawn");
 
     let detector = Detector::new(ColorModel::default());
-    let engine = Engine::default();
     let path = Path::new("drawn board aside");
-    let analysis = analyze(&frame, path, &camera, &detector, &engine).expect("analysed");
+    let analysis = analyze(&frame, path, &camera, &detector, &Engine::default()).expect("analysed");
     let black = analysis
         .scene
         .pieces

@@ -6,7 +6,9 @@ mod common;
 use koanscope_geometry::Engine;
 use koanscope_scene::{Color, Orientation, Size};
 use koanscope_vision::evaluate::{DetectionScore, score_scene, truth_pieces};
-use koanscope_vision::{Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr};
+use koanscope_vision::{
+    Analysis, Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr,
+};
 use nalgebra::Vector2;
 
 #[test]
@@ -36,6 +38,25 @@ fn pieces_are_found_with_colour_size_and_base_position() {
     assert!(median <= 3.0, "base position error median {median:.2} mm");
 }
 
+/// `koanscope analyze` of one scene of the dataset with its setup's true camera; `None` (the
+/// test skipped) where the dataset is not here.
+fn analysed_scene(setup: &str, scene: usize) -> Option<Analysis> {
+    let dir = common::dataset()?.join(setup);
+    let path = dir.join(format!("scene_{scene:02}.jpg"));
+    let image = read_bgr(&path).expect("readable");
+    let detector = Detector::new(ColorModel::default());
+    Some(
+        analyze(
+            &image,
+            &path,
+            &setup_camera(&dir),
+            &detector,
+            &Engine::default(),
+        )
+        .expect("analysed"),
+    )
+}
+
 /// The truth camera of one setup of the dataset.
 fn setup_camera(dir: &std::path::Path) -> Camera {
     let (k, camera_from_table) = common::truth_setup(dir);
@@ -54,20 +75,9 @@ fn setup_camera(dir: &std::path::Path) -> Camera {
 /// win), but the frame shows the yellow in front of the red where they overlap.
 #[test]
 fn a_piece_on_a_tip_is_not_read_as_a_bigger_one_standing_behind() {
-    let Some(dataset) = common::dataset() else {
+    let Some(analysis) = analysed_scene("D3", 6) else {
         return;
     };
-    let dir = dataset.join("D3");
-    let path = dir.join("scene_06.jpg");
-    let image = read_bgr(&path).expect("readable");
-    let analysis = analyze(
-        &image,
-        &path,
-        &setup_camera(&dir),
-        &Detector::new(ColorModel::default()),
-        &Engine::default(),
-    )
-    .expect("analysed");
     let scene = &analysis.scene;
     // The tower stands at (272.7, 114.8) mm on the table.
     let at_tower = |color: Color| {
@@ -99,20 +109,9 @@ fn a_piece_on_a_tip_is_not_read_as_a_bigger_one_standing_behind() {
 /// read leaning, resting against the red and pointing at it, and the Master is told why.
 #[test]
 fn a_leaner_whose_outline_fits_lying_flat_into_its_support_is_read_leaning_on_it() {
-    let Some(dataset) = common::dataset() else {
+    let Some(analysis) = analysed_scene("D1", 7) else {
         return;
     };
-    let dir = dataset.join("D1");
-    let path = dir.join("scene_07.jpg");
-    let image = read_bgr(&path).expect("readable");
-    let analysis = analyze(
-        &image,
-        &path,
-        &setup_camera(&dir),
-        &Detector::new(ColorModel::default()),
-        &Engine::default(),
-    )
-    .expect("analysed");
     let scene = &analysis.scene;
     let of = |color: Color| {
         scene
