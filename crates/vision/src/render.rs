@@ -155,12 +155,18 @@ pub fn draw_board(
         }
         None => Ok(()),
     };
-    fill(square(-50.0, -50.0, 250.0, 175.0), 235.0)?;
-    for a in -1i32..9 {
-        for b in -1i32..6 {
+    let board = crate::calibration::Chessboard::STANDARD;
+    let (s, paper) = (board.square_mm, 25.0);
+    let (cols, rows) = (f64::from(board.cols), f64::from(board.rows));
+    fill(
+        square(-s - paper, -s - paper, cols * s + paper, rows * s + paper),
+        235.0,
+    )?;
+    for a in -1..board.cols {
+        for b in -1..board.rows {
             if (a + b).rem_euclid(2) == 0 {
-                let (x, y) = (25.0 * f64::from(a), 25.0 * f64::from(b));
-                fill(square(x, y, x + 25.0, y + 25.0), 35.0)?;
+                let (x, y) = (s * f64::from(a), s * f64::from(b));
+                fill(square(x, y, x + s, y + s), 35.0)?;
             }
         }
     }
