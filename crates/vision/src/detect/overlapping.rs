@@ -38,8 +38,9 @@ impl Detector {
     /// Tips up each piece read lying flat on the table that its reading sets more than
     /// [`OVERLAP_MM`] into a piece of another region (neither resting on pieces: one stacked on
     /// a tip holds it in its cavity), until it rests against that piece, and keeps the tipped
-    /// piece where its outline explains the region as well as the lying one (see
-    /// [`TIPPED_LOSS`]). A piece read leaning already stays: its fit comes as near the one it
+    /// piece where the engine reads it weird (leaning, not lying a few degrees off) and its
+    /// outline explains the region as well as the lying one (see [`TIPPED_LOSS`]); the
+    /// Master is told ([`Tipped`]). A piece read leaning already stays: its fit comes as near the one it
     /// leans on as the fit allows, and fitted again it lost right readings (a leaner's pointing
     /// at its support, in a relit dev copy).
     pub(super) fn lean_overlapping(
