@@ -88,6 +88,10 @@ pub struct RelationScore {
     /// True koans (with a visible piece) found as exactly one koan holding exactly their visible
     /// pieces and nothing else.
     pub grouping: Count,
+    /// Per touching or pointing pair found wrongly (missed or false): whether the found scene
+    /// carries a judgment call naming one of its found pieces (koan grouping aside), so the
+    /// console would have told the Master to look.
+    pub warned: Count,
 }
 
 impl RelationScore {
@@ -96,6 +100,7 @@ impl RelationScore {
         self.pointing.merge(other.pointing);
         self.towers.merge(other.towers);
         self.grouping.merge(other.grouping);
+        self.warned.merge(other.warned);
     }
 }
 
@@ -122,13 +127,17 @@ pub fn compare_found(
     let mut found_touching = BTreeSet::new();
     let mut found_pointing = BTreeSet::new();
     let mut found_towers = BTreeSet::new();
+    // The found pieces of each found relation, by its pair in the truth's ids.
+    let mut found_ids: BTreeMap<(PieceId, PieceId), [PieceId; 2]> = BTreeMap::new();
     for koan in &found.koans {
-        for &[a, b] in &koan.touching {
-            let (a, b) = (id(a), id(b));
+        for &[fa, fb] in &koan.touching {
+            let (a, b) = (id(fa), id(fb));
             found_touching.insert((a.min(b), a.max(b)));
+            found_ids.insert((a.min(b), a.max(b)), [fa, fb]);
         }
-        for &[a, b] in &koan.pointing {
-            found_pointing.insert((id(a), id(b)));
+        for &[fa, fb] in &koan.pointing {
+            found_pointing.insert((id(fa), id(fb)));
+            found_ids.insert((id(fa), id(fb)), [fa, fb]);
         }
         for tower in koan.towers.iter().filter(|t| t.len() >= 2) {
             found_towers.insert(tower.iter().map(|p| id(*p)).collect::<Vec<_>>());
@@ -171,11 +180,33 @@ pub fn compare_found(
         }
         grouping.add(found_koans.contains(&members));
     }
+    // Found pieces a judgment call names: the console tells the Master to look at them.
+    let looked_at: BTreeSet<PieceId> = found
+        .koans
+        .iter()
+        .flat_map(|k| &k.judgment_calls)
+        .filter(|c| c.what != "koan grouping")
+        .flat_map(|c| c.pieces.iter().copied())
+        .collect();
+    let found_of: BTreeMap<PieceId, PieceId> = pairs.iter().map(|&(f, t)| (t, f)).collect();
+    let mut warned = Count::default();
+    for (found_set, true_set) in [
+        (&found_touching, &true_touching),
+        (&found_pointing, &true_pointing),
+    ] {
+        for pair in found_set.symmetric_difference(true_set) {
+            let pieces = found_ids.get(pair).copied().unwrap_or_else(|| {
+                [pair.0, pair.1].map(|t| found_of.get(&t).copied().unwrap_or(unpaired))
+            });
+            warned.add(pieces.iter().any(|p| looked_at.contains(p)));
+        }
+    }
     RelationScore {
         touching: F1::count(&found_touching, &true_touching),
         pointing: F1::count(&found_pointing, &true_pointing),
         towers: F1::count(&found_towers, &true_towers),
         grouping,
+        warned,
     }
 }
 
@@ -296,6 +327,30 @@ mod tests {
         assert_eq!(score.pointing.f1(), 1.0);
         assert_eq!(score.towers.f1(), 1.0);
         assert_eq!(score.grouping, Count { agree: 1, total: 1 });
+        // Neither wrong pair carries a call: the Master was told nothing.
+        assert_eq!(score.warned, Count { agree: 0, total: 2 });
+    }
+
+    #[test]
+    fn a_wrong_relation_counts_as_warned_where_a_call_names_one_of_its_pieces() {
+        let mut t = koan(0, &[0, 1, 2, 3]);
+        t.touching = vec![[0, 1], [1, 2]];
+        let truth = scene(&[0, 1, 2, 3], vec![t]);
+        let mut f = koan(0, &[10, 11, 12, 13]);
+        // (1, 2) missed and flagged as a near call; (0, 3) false, not flagged.
+        f.touching = vec![[10, 11], [10, 13]];
+        f.judgment_calls = vec![koanscope_scene::JudgmentCall {
+            what: "touching".into(),
+            pieces: vec![11, 12],
+            decided: false,
+            margin: -0.1,
+            unit: "mm".into(),
+            note: "touching (11, 12): no, 0.10 mm from the threshold".into(),
+        }];
+        let found = scene(&[10, 11, 12, 13], vec![f]);
+        let pairs = [(10, 0), (11, 1), (12, 2), (13, 3)];
+        let score = compare_found(&truth, &found, &pairs, &BTreeSet::new());
+        assert_eq!(score.warned, Count { agree: 1, total: 2 });
     }
 
     #[test]

@@ -572,6 +572,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             a.hiding.agree,
             a.hiding.total
         );
+        let w = &all.relation_counts.warned;
+        say!(
+            "touching and pointing pairs found wrongly where a judgment call names one of their pieces (the console tells the Master to look): {}/{}",
+            w.agree,
+            w.total
+        );
     }
     say!("");
     say!("marks agreeing with the truth's, per beginner rule (one case per true koan)");
