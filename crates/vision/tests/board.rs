@@ -33,6 +33,11 @@ fn analysed(path: &Path, camera: &Camera) -> Analysis {
     analyze(&image, path, camera, &detector, &Engine::default()).expect("analysed")
 }
 
+/// Whether one of the analysis's warnings says `text`.
+fn warned(analysis: &Analysis, text: &str) -> bool {
+    analysis.warnings.iter().any(|w| w.contains(text))
+}
+
 #[test]
 fn the_calibration_board_left_on_the_table_is_not_read_as_pieces() {
     let (setup, camera) = sample_s1(Isometry3::identity());
@@ -43,21 +48,13 @@ fn the_calibration_board_left_on_the_table_is_not_read_as_pieces() {
         analysis.scene.pieces.len()
     );
     assert!(
-        analysis
-            .warnings
-            .iter()
-            .any(|w| w.contains("calibration board")),
+        warned(&analysis, "calibration board"),
         "{:?}",
         analysis.warnings
     );
     // Without the board, a scene's pieces are all still there (none is taken for the board).
     let analysis = analysed(&setup.join("scene_00.jpg"), &camera);
-    assert!(
-        !analysis
-            .warnings
-            .iter()
-            .any(|w| w.contains("calibration board"))
-    );
+    assert!(!warned(&analysis, "calibration board"));
     assert!(analysis.scene.pieces.len() >= 5);
 }
 
@@ -127,10 +124,7 @@ fn a_board_moved_aside_hides_no_piece_beside_it_and_no_piece_is_read_on_it() {
     assert_eq!(black, 0, "{:?}", analysis.warnings);
     assert_eq!(analysis.scene.pieces.len(), pieces.len());
     assert!(
-        analysis
-            .warnings
-            .iter()
-            .any(|w| w.contains("not where the table was calibrated")),
+        warned(&analysis, "not where the table was calibrated"),
         "{:?}",
         analysis.warnings
     );

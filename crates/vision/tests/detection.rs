@@ -16,17 +16,12 @@ fn pieces_are_found_with_colour_size_and_base_position() {
     let Some(dataset) = common::dataset() else {
         return;
     };
-    let detector = Detector::new(ColorModel::default());
-    let engine = Engine::default();
     let mut all = DetectionScore::default();
     for setup in ["D1", "D2", "D3"] {
-        let dir = dataset.join(setup);
-        let camera = setup_camera(&dir);
         for n in [0, 3, 6] {
-            let path = dir.join(format!("scene_{n:02}.jpg"));
-            let image = read_bgr(&path).expect("readable");
-            let truth = truth_pieces(&common::json(&path.with_extension("json"))).expect("truth");
-            let analysis = analyze(&image, &path, &camera, &detector, &engine).expect("analysed");
+            let truth_path = dataset.join(setup).join(format!("scene_{n:02}.json"));
+            let truth = truth_pieces(&common::json(&truth_path)).expect("truth");
+            let analysis = analysed_scene(setup, n).expect("the dataset is here");
             all.merge(&score_scene(&analysis.scene, &truth, 20.0));
         }
     }

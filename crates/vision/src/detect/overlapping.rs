@@ -114,27 +114,23 @@ impl Detector {
         let axis = d.table_from_piece * nalgebra::Vector3::z();
         let tilt = axis.z.clamp(-1.0, 1.0).acos();
         let yaw = (-axis.x).atan2(axis.y);
+        let centroid = d.table_from_piece * centroid_piece(&dims);
         let lying = Hypothesis {
             size: d.size,
             resting: d.resting,
-            x: 0.0,
-            y: 0.0,
+            x: centroid.x,
+            y: centroid.y,
             yaw,
             tilt,
             lift: 0.0,
         };
-        let centroid = d.table_from_piece * centroid_piece(&dims);
-        let lying = Hypothesis {
-            x: centroid.x,
-            y: centroid.y,
-            ..lying
-        };
         let (lying_score, _) = self.score(&prefix, camera, &lying);
-        let clear_of = |h: &Hypothesis, pieces: &[Piece], within: f64| {
+        // Whether a pose goes into none of `pieces` (rests against them at most).
+        let clear_of = |h: &Hypothesis, pieces: &[Piece]| {
             let piece = Piece::new(0, d.color, d.size, self.pose(h));
             pieces
                 .iter()
-                .all(|other| engine.solid_overlap(&piece, other) <= within)
+                .all(|other| engine.solid_overlap(&piece, other) <= RESTING_MM)
         };
         // Leaning at each tilt (apex up, or upside down), slid along its heading away from the
         // piece leant on until it rests against it.
@@ -158,26 +154,23 @@ impl Detector {
             };
             // Slid until it just rests against it: back where it goes into it, forward where
             // it stands clear (then it would lean on nothing). `clear` is clear, `into` not.
-            let (mut clear, mut into) = if clear_of(&at(0.0), leant_on, RESTING_MM) {
+            let (mut clear, mut into) = if clear_of(&at(0.0), leant_on) {
                 (0.0, -SLIDE_MM)
             } else {
                 (SLIDE_MM, 0.0)
             };
-            if clear_of(&at(into), leant_on, RESTING_MM)
-                || !clear_of(&at(clear), leant_on, RESTING_MM)
-            {
+            if clear_of(&at(into), leant_on) || !clear_of(&at(clear), leant_on) {
                 continue;
             }
             while (clear - into).abs() > 0.1 {
                 let mid = (clear + into) / 2.0;
-                if clear_of(&at(mid), leant_on, RESTING_MM) {
+                if clear_of(&at(mid), leant_on) {
                     clear = mid;
                 } else {
                     into = mid;
                 }
             }
-            let hi = clear;
-            let h = at(hi);
+            let h = at(clear);
             seeds.push((self.score(&prefix, camera, &h).0, h));
         }
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -189,7 +182,7 @@ impl Detector {
                 tilt: true,
             };
             let (score, h, _) = pattern_search(start, freedom, FINEST_STEP_MM, |h| {
-                if clear_of(h, others, RESTING_MM) {
+                if clear_of(h, others) {
                     self.score(&prefix, camera, h).0
                 } else {
                     f64::NEG_INFINITY
