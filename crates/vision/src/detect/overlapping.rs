@@ -49,6 +49,15 @@ impl Detector {
         regions: &[Region],
         per_region: &mut [Vec<Detection>],
     ) {
+        // Most frames hold no piece read lying into another: the shapes are built only for those
+        // that hold one lying at all.
+        if !per_region
+            .iter()
+            .flatten()
+            .any(|d| d.resting == Resting::Flat)
+        {
+            return;
+        }
         let engine = Engine::new(self.pieces, Thresholds::default(), CallWindows::default());
         let at: Vec<(usize, usize)> = per_region
             .iter()
@@ -60,12 +69,13 @@ impl Detector {
             if d.resting != Resting::Flat {
                 continue;
             }
+            let (piece, corners) = (as_piece(d), self.corner_box(d));
             let into = at.iter().copied().find(|&(s, m)| {
                 let other = &per_region[s][m];
                 s != r
                     && !other.resting.on_pieces()
-                    && box_gap(&self.corner_box(d), &self.corner_box(other)) <= 0.0
-                    && engine.solid_overlap(&as_piece(d), &as_piece(other)) > OVERLAP_MM
+                    && box_gap(&corners, &self.corner_box(other)) <= 0.0
+                    && engine.solid_overlap(&piece, &as_piece(other)) > OVERLAP_MM
             });
             let Some((s, m)) = into else {
                 continue;
