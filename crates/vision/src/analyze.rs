@@ -366,7 +366,7 @@ fn note_tipped(scene: &mut Scene, tipped: &[Option<Tipped>]) {
                 margin: round_share(t.margin),
                 unit: "share of its pixels explained".into(),
                 note: format!(
-                    "orientation of {id}: leaning on the piece beside it, not lying flat: the outlines fit alike (leaning {:+.1} % of its pixels), but lying flat it would go {:.1} mm into that piece: look",
+                    "orientation of {id}: leaning on the piece beside it, not lying flat: its outline leaning explains {:+.1} % of its pixels against lying flat, which would go {:.1} mm into that piece: look",
                     100.0 * t.lead,
                     t.lying_overlap_mm
                 ),
