@@ -16,7 +16,9 @@ use crate::cast_shadow::without_cast_shadows;
 use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
 use crate::contact::{SEATED_WITHIN_MM, seat_among};
 use crate::error::VisionError;
-use crate::left_board::{BoardPlace, board_elsewhere, board_where_calibrated, clear_polygon};
+use crate::left_board::{
+    BoardPlace, board_elsewhere, board_where_calibrated, clear_polygon, painted_over,
+};
 use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
 use crate::pose::{
@@ -338,6 +340,14 @@ pub struct Detector {
     pub params: DetectParams,
 }
 
+/// What the search for a calibration board left in view found.
+enum BoardSearch {
+    /// Where it lies, and its paper's outline (pixels).
+    Found(BoardPlace, Vec<Point2<f64>>),
+    /// None: the frame's regions.
+    NotFound(Vec<Region>),
+}
+
 impl Detector {
     pub fn new(colors: ColorModel) -> Detector {
         Detector {
@@ -354,7 +364,8 @@ impl Detector {
 
     /// Like [`Detector::detect`], with notes for the user about what was left out (the
     /// calibration board still lying on the table), reusing what `memory` holds (see
-    /// [`Detector::detect_remembering`]), and handing back the frame's segmentation.
+    /// [`Detector::detect_remembering`]), and handing back the segmentation the pieces were found
+    /// in (where a board lies in view, made again with its paper painted over, and cleared).
     pub fn detect_segmented(
         &self,
         image: &Mat,
@@ -362,9 +373,21 @@ impl Detector {
         memory: Option<&FitMemory>,
     ) -> Result<(Vec<Detection>, Vec<String>, Segmentation), VisionError> {
         let seg = segment(image, &self.colors)?;
-        let (found, board) = self.detect_noting_board(&seg, camera, memory)?;
-        let notes = board.map(BoardPlace::note).into_iter().collect();
-        Ok((found, notes, seg))
+        let (place, paper) = match self.board_search(&seg, camera)? {
+            BoardSearch::NotFound(regions) => {
+                let found = self.fit_regions(&seg, &regions, camera, memory)?;
+                return Ok((found, Vec::new(), seg));
+            }
+            BoardSearch::Found(place, paper) => (place, paper),
+        };
+        // The white paper skews the table's colour estimated around it, and the table beside it
+        // reads as coloured (yellow on wood): segmented again with the paper painted over in
+        // the colour of the table around it.
+        let mut seg = segment(&painted_over(image, &paper)?, &self.colors)?;
+        clear_polygon(&mut seg, &paper);
+        let regions = regions(&seg, &self.params, 40)?;
+        let found = self.fit_regions(&seg, &regions, camera, memory)?;
+        Ok((found, vec![place.note()], seg))
     }
 
     /// Like [`Detector::detect`], from a segmentation already made.
@@ -389,44 +412,45 @@ impl Detector {
         camera: &Camera,
         memory: Option<&FitMemory>,
     ) -> Result<Vec<Detection>, VisionError> {
-        Ok(self.detect_noting_board(seg, camera, memory)?.0)
+        match self.board_search(seg, camera)? {
+            BoardSearch::NotFound(regions) => self.fit_regions(seg, &regions, camera, memory),
+            BoardSearch::Found(_, paper) => {
+                let mut cleared = seg.clone();
+                clear_polygon(&mut cleared, &paper);
+                let regions = regions(&cleared, &self.params, 40)?;
+                self.fit_regions(&cleared, &regions, camera, memory)
+            }
+        }
     }
 
-    /// [`Detector::detect_remembering`], and where a calibration board left in view lies.
-    fn detect_noting_board(
+    /// Where a calibration board left in view lies (the printed board is black squares, not
+    /// black pieces), or the frame's regions where none does.
+    fn board_search(
         &self,
         seg: &Segmentation,
         camera: &Camera,
+    ) -> Result<BoardSearch, VisionError> {
+        if let Some(paper) = board_where_calibrated(seg, camera) {
+            return Ok(BoardSearch::Found(BoardPlace::Calibrated, paper));
+        }
+        let found = regions(seg, &self.params, 40)?;
+        Ok(match board_elsewhere(seg, camera, &found)? {
+            Some(paper) => BoardSearch::Found(BoardPlace::Elsewhere, paper),
+            None => BoardSearch::NotFound(found),
+        })
+    }
+
+    /// The pieces that explain `regions` of `seg`.
+    fn fit_regions(
+        &self,
+        seg: &Segmentation,
+        regions: &[Region],
+        camera: &Camera,
         memory: Option<&FitMemory>,
-    ) -> Result<(Vec<Detection>, Option<BoardPlace>), VisionError> {
+    ) -> Result<Vec<Detection>, VisionError> {
         if let Some(memory) = memory {
             memory.begin_frame();
         }
-        // The printed board left in view is black squares, not black pieces.
-        let without_board = |paper: &[Point2<f64>]| {
-            let mut cleared = seg.clone();
-            clear_polygon(&mut cleared, paper);
-            cleared
-        };
-        let masked;
-        let (seg, regions, board) = match board_where_calibrated(seg, camera) {
-            Some(paper) => {
-                masked = without_board(&paper);
-                let regions = regions(&masked, &self.params, 40)?;
-                (&masked, regions, Some(BoardPlace::Calibrated))
-            }
-            None => {
-                let found = regions(seg, &self.params, 40)?;
-                match board_elsewhere(seg, camera, &found)? {
-                    Some(paper) => {
-                        masked = without_board(&paper);
-                        let regions = regions(&masked, &self.params, 40)?;
-                        (&masked, regions, Some(BoardPlace::Elsewhere))
-                    }
-                    None => (seg, found, None),
-                }
-            }
-        };
         let cache = FitCache::default();
         let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
@@ -436,13 +460,13 @@ impl Detector {
             })
             .unzip();
         // A piece stacked on one of its own colour: the outline alone reads one taller piece.
-        self.stack_same_colour_tops(seg, camera, &regions, &mut per_region, &mut scores);
+        self.stack_same_colour_tops(seg, camera, regions, &mut per_region, &mut scores);
         // A tower of one colour whose rim does not show, read as one piece lying flat.
-        self.shade_flat_towers(camera, &regions, &mut per_region, &mut scores);
+        self.shade_flat_towers(camera, regions, &mut per_region, &mut scores);
         // A piece standing on one of another colour that it hides all but a rim of.
-        self.raise_onto_hidden_bases(&cache, seg, camera, &regions, &mut per_region, &mut scores);
+        self.raise_onto_hidden_bases(&cache, seg, camera, regions, &mut per_region, &mut scores);
         // Bridge posts read lying down, stood up under the piece that may lie across them.
-        let stood = self.stand_posts_under_flats(camera, &regions, &mut per_region, &mut scores);
+        let stood = self.stand_posts_under_flats(camera, regions, &mut per_region, &mut scores);
         // Towers of three colours need the middle piece before the top one: two more passes.
         let mut refitted_with: Vec<Vec<Point3<f64>>> = vec![Vec::new(); regions.len()];
         for _ in 0..2 {
@@ -566,15 +590,15 @@ impl Detector {
             }
             // A bridge lies level: a post fitted too short to reach it is refitted, and the
             // bridge with it on the next pass.
-            changed |= self.raise_posts_to_bridges(camera, &regions, &mut per_region, &mut scores);
+            changed |= self.raise_posts_to_bridges(camera, regions, &mut per_region, &mut scores);
             if !changed {
                 break;
             }
         }
         self.sit_posts_back_down(stood, &mut per_region, &mut scores);
-        self.stand_lone_leaners(&cache, camera, &regions, &mut per_region, &refitted_with);
+        self.stand_lone_leaners(&cache, camera, regions, &mut per_region, &refitted_with);
         // Two pieces cannot be in one place: a piece read lying into another leans on it.
-        self.lean_overlapping(camera, &regions, &mut per_region);
+        self.lean_overlapping(camera, regions, &mut per_region);
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(seg, &self.colors, found, self.params.pale_shadow_share);
         let found = without_cast_shadows(
@@ -584,7 +608,7 @@ impl Detector {
             found,
             self.colors.shadow_dark_ratio,
         );
-        Ok((found, board))
+        Ok(found)
     }
 
     /// The readings of a region (see [`Detector::readings`]), or what the memory holds for the

@@ -4,9 +4,10 @@
 //! are looked for only where a board's worth of black squares shows: a full search of a frame
 //! costs up to most of a second.
 
-use nalgebra::{Matrix3, Point2, Point3, Vector3};
+use nalgebra::{Matrix3, Point2, Point3, Vector2, Vector3};
 use opencv::calib3d;
-use opencv::core::{Point2f, Rect, Size, Vector};
+use opencv::core::{Point, Point2f, Rect, Scalar, Size, Vec3b, Vector};
+use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::calibration::Chessboard;
@@ -205,6 +206,60 @@ fn table_area_mm2(camera: &Camera, region: &Region) -> f64 {
         return 0.0;
     }
     region.target_px() / px2_per_mm2
+}
+
+/// How far outside the paper the table's colour is taken, pixels: clear of the paper's blurred
+/// edge, near enough to be the table around it.
+const AROUND_PAPER_PX: [f64; 2] = [8.0, 24.0];
+
+/// A copy of the frame with the board's paper (a convex polygon, pixels) painted over in the
+/// colour of the table around it: the median of the frame just outside its edges.
+pub(crate) fn painted_over(image: &Mat, paper: &[Point2<f64>]) -> Result<Mat, VisionError> {
+    let n = paper.len();
+    let centre = paper.iter().fold(Vector2::zeros(), |sum, p| sum + p.coords) / n.max(1) as f64;
+    let (w, h) = (image.cols(), image.rows());
+    let mut around: [Vec<u8>; 3] = Default::default();
+    for k in 0..n {
+        let (a, b) = (paper[k], paper[(k + 1) % n]);
+        let along = b - a;
+        let mut out = Vector2::new(along.y, -along.x).normalize();
+        if out.dot(&(a.coords - centre)) < 0.0 {
+            out = -out;
+        }
+        for step in 0..=40 {
+            for away in AROUND_PAPER_PX {
+                let p = a + along * (f64::from(step) / 40.0) + out * away;
+                let (x, y) = (p.x.round() as i32, p.y.round() as i32);
+                if x < 0 || y < 0 || x >= w || y >= h {
+                    continue;
+                }
+                let px = image
+                    .at_2d::<Vec3b>(y, x)
+                    .during("reading the table around the board")?;
+                for (c, values) in around.iter_mut().enumerate() {
+                    values.push(px[c]);
+                }
+            }
+        }
+    }
+    let median = |values: &mut Vec<u8>| -> f64 {
+        values.sort_unstable();
+        values.get(values.len() / 2).copied().map_or(0.0, f64::from)
+    };
+    let colour = Scalar::new(
+        median(&mut around[0]),
+        median(&mut around[1]),
+        median(&mut around[2]),
+        0.0,
+    );
+    let mut painted = image.try_clone().during("copying the frame")?;
+    let outline: Vector<Point> = paper
+        .iter()
+        .map(|p| Point::new(p.x.round() as i32, p.y.round() as i32))
+        .collect();
+    imgproc::fill_convex_poly(&mut painted, &outline, colour, imgproc::LINE_8, 0)
+        .during("painting over the board")?;
+    Ok(painted)
 }
 
 /// Classes every pixel inside a convex polygon as table.

@@ -85,44 +85,98 @@ fn a_board_away_from_where_the_table_was_calibrated_is_not_read_as_pieces() {
     );
 }
 
-#[test]
-fn a_board_moved_aside_hides_no_piece_beside_it_and_no_piece_is_read_on_it() {
+/// The 16 bench pieces drawn with the standard board at `table_from_board`, all its inner
+/// corners in view, and its paper's corners in view or not as `paper_in_view` says; analysed
+/// with the camera as calibrated. Also how many pieces were drawn.
+fn bench_with_board_at(table_from_board: Isometry3<f64>, paper_in_view: bool) -> (Analysis, usize) {
     use koanscope_vision::render::{bench_pieces, draw_board, draw_pieces, table_camera};
     let camera = table_camera();
     let pieces = bench_pieces();
     let mut frame = draw_pieces(&camera, &pieces).expect("drawn");
-    // Slid aside after calibrating, turned a little: clear of the pieces, all of it in view.
-    let table_from_board = Isometry3::new(
-        Vector3::new(130.0, -275.0, 0.0),
-        Vector3::z() * 10f64.to_radians(),
-    );
-    for (x, y) in [
+    let in_view = |points: &[(f64, f64)]| {
+        points
+            .iter()
+            .filter(|&&(x, y)| {
+                camera
+                    .project_table(&(table_from_board * Point3::new(x, y, 0.0)))
+                    .is_some_and(|c| (0.0..1280.0).contains(&c.x) && (0.0..720.0).contains(&c.y))
+            })
+            .count()
+    };
+    let inner: Vec<(f64, f64)> = (0..6)
+        .flat_map(|j| (0..9).map(move |i| (25.0 * f64::from(i), 25.0 * f64::from(j))))
+        .collect();
+    assert_eq!(in_view(&inner), inner.len(), "inner corners out of view");
+    let paper = [
         (-50.0, -50.0),
         (250.0, -50.0),
         (250.0, 175.0),
         (-50.0, 175.0),
-    ] {
-        let corner = camera
-            .project_table(&(table_from_board * Point3::new(x, y, 0.0)))
-            .expect("in front of the camera");
-        assert!(
-            (0.0..1280.0).contains(&corner.x) && (0.0..720.0).contains(&corner.y),
-            "the paper's corner at {corner} is out of view"
-        );
-    }
+    ];
+    assert_eq!(
+        in_view(&paper) == paper.len(),
+        paper_in_view,
+        "the paper's corners in view or not"
+    );
     draw_board(&mut frame, &camera, &table_from_board).expect("drawn");
-
     let detector = Detector::new(ColorModel::default());
     let path = Path::new("drawn board aside");
     let analysis = analyze(&frame, path, &camera, &detector, &Engine::default()).expect("analysed");
-    let black = analysis
+    (analysis, pieces.len())
+}
+
+/// How many of the pieces found are black.
+fn black_pieces(analysis: &Analysis) -> usize {
+    analysis
         .scene
         .pieces
         .iter()
         .filter(|p| p.color == koanscope_scene::Color::Black)
-        .count();
-    assert_eq!(black, 0, "{:?}", analysis.warnings);
-    assert_eq!(analysis.scene.pieces.len(), pieces.len());
+        .count()
+}
+
+#[test]
+fn a_board_moved_aside_hides_no_piece_beside_it_and_no_piece_is_read_on_it() {
+    // Slid aside after calibrating, turned a little: clear of the pieces, all of it in view.
+    let (analysis, drawn) = bench_with_board_at(
+        Isometry3::new(
+            Vector3::new(130.0, -275.0, 0.0),
+            Vector3::z() * 10f64.to_radians(),
+        ),
+        true,
+    );
+    assert_eq!(black_pieces(&analysis), 0, "{:?}", analysis.warnings);
+    assert_eq!(analysis.scene.pieces.len(), drawn);
+    assert!(
+        warned(&analysis, "not where the table was calibrated"),
+        "{:?}",
+        analysis.warnings
+    );
+}
+
+#[test]
+fn a_board_pushed_to_the_edge_of_the_view_is_not_read_as_pieces() {
+    // Pushed to the frame's far edge, a corner of its paper out of view: the paper makes the
+    // table's colour beside it look coloured.
+    let (analysis, drawn) = bench_with_board_at(
+        Isometry3::new(
+            Vector3::new(130.0, -340.0, 0.0),
+            Vector3::z() * 10f64.to_radians(),
+        ),
+        false,
+    );
+    assert_eq!(black_pieces(&analysis), 0, "{:?}", analysis.warnings);
+    assert_eq!(
+        analysis.scene.pieces.len(),
+        drawn,
+        "{:?}",
+        analysis
+            .scene
+            .pieces
+            .iter()
+            .map(|p| (p.color, p.size, p.table_from_piece.translation.vector))
+            .collect::<Vec<_>>()
+    );
     assert!(
         warned(&analysis, "not where the table was calibrated"),
         "{:?}",
