@@ -300,18 +300,8 @@ mod tests {
         let camera = table_camera();
         let detector = Detector::new(crate::ColorModel::default());
         let engine = Engine::default();
-        let placer = Placer::default();
         let heading = 0.6;
-        let leaner = placer.tipped(Size::Medium, 40.0, 100.0, heading, 1.0);
-        let support = placer
-            .upright_holding(
-                &engine,
-                &Piece::new(0, Color::Black, Size::Medium, leaner),
-                Size::Large,
-                heading,
-                0.2,
-            )
-            .expect("a large can hold it");
+        let (leaner, support) = leaning_on_large(&engine, heading, 1.0);
         // Lying where the leaner stands, apex along its heading: into the red large.
         let medium = detector.dims(Size::Medium);
         let centroid = leaner * centroid_piece(&medium);
@@ -334,18 +324,12 @@ mod tests {
             "the lying reading goes into the red"
         );
         let tipped = read_as(leaner);
-        assert_eq!(tipped.resting, Resting::Tilted);
         let call = tipped.tipped.expect("the Master is told it was tipped");
         assert!(
             call.lying_overlap_mm > OVERLAP_MM && call.margin > 0.0,
             "{call:?}"
         );
-        let axis_error = (tipped.table_from_piece * nalgebra::Vector3::z())
-            .angle(&(leaner * nalgebra::Vector3::z()))
-            .to_degrees();
-        assert!(axis_error < 5.0, "axis {axis_error:.1} degrees off");
-        let gap = engine.surface_distance(&as_piece(&tipped), &red);
-        assert!(gap < 0.8, "{gap:.2} mm from the red: not leaning on it");
+        assert_leans_as_drawn(&engine, &tipped, &leaner, &red);
         // Drawn lying where it was read (into the red, as no table holds it, but as the frame
         // shows it), it explains the frame better lying, and stays.
         let stays = read_as(detector.pose(&lying));
@@ -360,18 +344,8 @@ mod tests {
     fn a_piece_read_lying_against_another_leans_on_it_where_that_fits_clearly_better() {
         let detector = Detector::new(crate::ColorModel::default());
         let engine = Engine::default();
-        let placer = Placer::default();
         let heading = 0.6;
-        let leaner = placer.tipped(Size::Medium, 40.0, 100.0, heading, 0.5);
-        let support = placer
-            .upright_holding(
-                &engine,
-                &Piece::new(0, Color::Black, Size::Medium, leaner),
-                Size::Large,
-                heading,
-                0.2,
-            )
-            .expect("a large can hold it");
+        let (leaner, support) = leaning_on_large(&engine, heading, 0.5);
         let red = Piece::new(1, Color::Red, Size::Large, support);
         // Lying headed 65° off, slid out from the red's centre until only 2 mm into it.
         let medium = detector.dims(Size::Medium);
@@ -402,18 +376,48 @@ mod tests {
             depth(&lying)
         );
         let tipped = passed_over(&detector, leaner, support, &lying);
-        assert_eq!(tipped.resting, Resting::Tilted);
         let call = tipped.tipped.expect("the Master is told it was tipped");
         assert!(call.lead > TOUCHING_GAIN && call.margin > 0.0, "{call:?}");
-        let axis_error = (tipped.table_from_piece * nalgebra::Vector3::z())
-            .angle(&(leaner * nalgebra::Vector3::z()))
-            .to_degrees();
-        assert!(axis_error < 5.0, "axis {axis_error:.1} degrees off");
-        let gap = engine.surface_distance(&as_piece(&tipped), &red);
-        assert!(gap < 0.8, "{gap:.2} mm from the red: not leaning on it");
+        assert_leans_as_drawn(&engine, &tipped, &leaner, &red);
         let stays = passed_over(&detector, detector.pose(&lying), support, &lying);
         assert_eq!(stays.resting, Resting::Flat);
         assert_eq!(stays.tipped, None);
+    }
+
+    /// A medium leaning on a large that holds it up, tipped `tilt` (radians) towards `heading`.
+    fn leaning_on_large(
+        engine: &Engine,
+        heading: f64,
+        tilt: f64,
+    ) -> (Isometry3<f64>, Isometry3<f64>) {
+        let placer = Placer::default();
+        let leaner = placer.tipped(Size::Medium, 40.0, 100.0, heading, tilt);
+        let support = placer
+            .upright_holding(
+                engine,
+                &Piece::new(0, Color::Black, Size::Medium, leaner),
+                Size::Large,
+                heading,
+                0.2,
+            )
+            .expect("a large can hold it");
+        (leaner, support)
+    }
+
+    /// A tipped reading leans as `drawn` does (its axis within 5°) and on `support`.
+    fn assert_leans_as_drawn(
+        engine: &Engine,
+        tipped: &Detection,
+        drawn: &Isometry3<f64>,
+        support: &Piece,
+    ) {
+        assert_eq!(tipped.resting, Resting::Tilted);
+        let axis_error = (tipped.table_from_piece * nalgebra::Vector3::z())
+            .angle(&(drawn * nalgebra::Vector3::z()))
+            .to_degrees();
+        assert!(axis_error < 5.0, "axis {axis_error:.1} degrees off");
+        let gap = engine.surface_distance(&as_piece(tipped), support);
+        assert!(gap < 0.8, "{gap:.2} mm from the support: not leaning on it");
     }
 
     /// The black medium of a frame drawn with it at `drawn_black` beside a red large upright at
