@@ -167,7 +167,8 @@ pub struct Detection {
     pub tipped: Option<Tipped>,
 }
 
-/// A piece read leaning on another because lying flat, as its outline had it, it went into it.
+/// A piece read leaning on another because lying flat, as its outline had it, it went into it
+/// (deeper than pieces that touch are fitted, or less deep where leaning fits clearly better).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tipped {
     /// How deep the flat reading went into the other piece, mm.
