@@ -28,7 +28,8 @@ const TIPPED_LOSS: f64 = 0.005;
 /// tipped one must explain the region, as a share of its pixels: lying flat against another
 /// piece is a real position. On the holdout and its relit copies, a medium leaning on a large
 /// and read lying with its apex against it (heading 65° off) explains it 2.2-3.8 % better
-/// tipped; a medium lying flat against a large, 1.5 % better tipped under a darker gamma.
+/// tipped; a medium lying alone, fitted 2.6 mm into another reading, 1.5 % better tipped under a
+/// darker gamma.
 const TOUCHING_GAIN: f64 = 0.02;
 /// Tilts tried for a piece tipped up, radians: leaning with its apex up from 20° off upright to
 /// nearly flat, and upside down from nearly flat to nearly on its apex, in 5° steps.
