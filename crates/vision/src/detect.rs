@@ -17,7 +17,7 @@ use crate::color::{ColorModel, circular_mean_deg, hue_and_chroma};
 use crate::contact::{SEATED_WITHIN_MM, seat_among};
 use crate::error::VisionError;
 use crate::left_board::{
-    BoardPlace, board_elsewhere, board_where_calibrated, clear_polygon, painted_over,
+    LeftBoard, board_elsewhere, board_where_calibrated, clear_polygon, painted_over,
 };
 use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
@@ -343,8 +343,7 @@ pub struct Detector {
 
 /// What the search for a calibration board left in view found.
 enum BoardSearch {
-    /// Where it lies, and its paper's outline (pixels).
-    Found(BoardPlace, Vec<Point2<f64>>),
+    Found(LeftBoard),
     /// None: the frame's regions.
     NotFound(Vec<Region>),
 }
@@ -373,22 +372,46 @@ impl Detector {
         camera: &Camera,
         memory: Option<&FitMemory>,
     ) -> Result<(Vec<Detection>, Vec<String>, Segmentation), VisionError> {
+        // A board an earlier frame found that still lies there is not looked for again.
+        if let Some(board) = memory.and_then(FitMemory::board)
+            && board.still_lies(image)?
+        {
+            return self.detect_beside_board(image, &board, camera, memory);
+        }
         let seg = segment(image, &self.colors)?;
-        let (place, paper) = match self.board_search(&seg, camera)? {
+        match self.board_search(&seg, camera)? {
             BoardSearch::NotFound(regions) => {
+                if let Some(memory) = memory {
+                    memory.keep_board(None);
+                }
                 let found = self.fit_regions(&seg, &regions, camera, memory)?;
-                return Ok((found, Vec::new(), seg));
+                Ok((found, Vec::new(), seg))
             }
-            BoardSearch::Found(place, paper) => (place, paper),
-        };
-        // The white paper skews the table's colour estimated around it, and the table beside it
-        // reads as coloured (yellow on wood): segmented again with the paper painted over in
-        // the colour of the table around it.
-        let mut seg = segment(&painted_over(image, &paper)?, &self.colors)?;
-        clear_polygon(&mut seg, &paper);
+            BoardSearch::Found(board) => {
+                if let Some(memory) = memory {
+                    memory.keep_board(Some(board.clone()));
+                }
+                self.detect_beside_board(image, &board, camera, memory)
+            }
+        }
+    }
+
+    /// [`Detector::detect_segmented`] of a frame with a calibration board in view. The white
+    /// paper skews the table's colour estimated around it, and the table beside it reads as
+    /// coloured (yellow on wood): the frame is segmented with the paper painted over in the
+    /// colour of the table around it, and the paper cleared.
+    fn detect_beside_board(
+        &self,
+        image: &Mat,
+        board: &LeftBoard,
+        camera: &Camera,
+        memory: Option<&FitMemory>,
+    ) -> Result<(Vec<Detection>, Vec<String>, Segmentation), VisionError> {
+        let mut seg = segment(&painted_over(image, &board.paper)?, &self.colors)?;
+        clear_polygon(&mut seg, &board.paper);
         let regions = regions(&seg, &self.params, 40)?;
         let found = self.fit_regions(&seg, &regions, camera, memory)?;
-        Ok((found, vec![place.note()], seg))
+        Ok((found, vec![board.place.note()], seg))
     }
 
     /// Like [`Detector::detect`], from a segmentation already made.
@@ -415,9 +438,9 @@ impl Detector {
     ) -> Result<Vec<Detection>, VisionError> {
         match self.board_search(seg, camera)? {
             BoardSearch::NotFound(regions) => self.fit_regions(seg, &regions, camera, memory),
-            BoardSearch::Found(_, paper) => {
+            BoardSearch::Found(board) => {
                 let mut cleared = seg.clone();
-                clear_polygon(&mut cleared, &paper);
+                clear_polygon(&mut cleared, &board.paper);
                 let regions = regions(&cleared, &self.params, 40)?;
                 self.fit_regions(&cleared, &regions, camera, memory)
             }
@@ -431,12 +454,12 @@ impl Detector {
         seg: &Segmentation,
         camera: &Camera,
     ) -> Result<BoardSearch, VisionError> {
-        if let Some(paper) = board_where_calibrated(seg, camera) {
-            return Ok(BoardSearch::Found(BoardPlace::Calibrated, paper));
+        if let Some(board) = board_where_calibrated(seg, camera) {
+            return Ok(BoardSearch::Found(board));
         }
         let found = regions(seg, &self.params, 40)?;
         Ok(match board_elsewhere(seg, camera, &found)? {
-            Some(paper) => BoardSearch::Found(BoardPlace::Elsewhere, paper),
+            Some(board) => BoardSearch::Found(board),
             None => BoardSearch::NotFound(found),
         })
     }

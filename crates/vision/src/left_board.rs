@@ -48,6 +48,120 @@ impl BoardPlace {
     }
 }
 
+/// A calibration board found in view: where it lies, its paper's outline (pixels), and the
+/// middles of its squares in the frame, to tell cheaply in the frames after whether it still
+/// lies there.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LeftBoard {
+    pub(crate) place: BoardPlace,
+    pub(crate) paper: Vec<Point2<f64>>,
+    /// Per square, whether it is one of the squares printed black where the board frame's
+    /// corners were found in the printed order (else the other way round: squares of one parity
+    /// share a colour), and points a little off its middle towards its corners (pixels).
+    squares: Vec<(bool, [Point2<f64>; 4])>,
+}
+
+/// How far from a square's middle towards its corners it is sampled, as a share of the square:
+/// a board moved by more than the rest of the way (5 mm) samples its neighbours.
+const SAMPLE_OFF_MIDDLE: f64 = 0.3;
+/// Of the samples of a board that still lies where it was found, this share at least must fall
+/// on the side of the dark and light squares' middle lightness their square's colour says.
+const STILL_AGREE: f64 = 0.9;
+/// The least difference between light and dark squares' median lightness (0-255) to be a board.
+const STILL_CONTRAST: f64 = 40.0;
+
+impl LeftBoard {
+    /// A board lying at `board_to_pixels` (board frame, mm, to the frame's pixels; `None` where
+    /// a point cannot be seen).
+    fn new(
+        place: BoardPlace,
+        board_to_pixels: &dyn Fn(Point2<f64>) -> Option<Point2<f64>>,
+    ) -> Option<LeftBoard> {
+        let paper: Option<Vec<Point2<f64>>> = paper_corners_board_mm()
+            .into_iter()
+            .map(board_to_pixels)
+            .collect();
+        let s = BOARD.square_mm;
+        let off = SAMPLE_OFF_MIDDLE * s;
+        let squares = (-1..BOARD.cols)
+            .flat_map(|a| (-1..BOARD.rows).map(move |b| (a, b)))
+            .filter_map(|(a, b)| {
+                let middle = Point2::new(s * (f64::from(a) + 0.5), s * (f64::from(b) + 0.5));
+                let at = |dx: f64, dy: f64| board_to_pixels(middle + Vector2::new(dx, dy));
+                let points = [
+                    at(-off, -off)?,
+                    at(off, -off)?,
+                    at(off, off)?,
+                    at(-off, off)?,
+                ];
+                Some(((a + b).rem_euclid(2) == 0, points))
+            })
+            .collect();
+        Some(LeftBoard {
+            place,
+            paper: convex_hull(paper?),
+            squares,
+        })
+    }
+
+    /// Whether the board still lies where it was found, judged by the frame's lightness at its
+    /// squares (no segmentation needed): the dark ones darker than the light ones at nearly
+    /// every sample in view, over at least half of the squares.
+    pub(crate) fn still_lies(&self, image: &Mat) -> Result<bool, VisionError> {
+        let (w, h) = (image.cols(), image.rows());
+        let lightness = |p: &Point2<f64>| -> Result<Option<f64>, VisionError> {
+            let (x, y) = (p.x.round() as i32, p.y.round() as i32);
+            if x < 1 || y < 1 || x + 1 >= w || y + 1 >= h {
+                return Ok(None);
+            }
+            // A 3 x 3 mean, past a camera's noise.
+            let mut sum = 0.0;
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let px = image
+                        .at_2d::<Vec3b>(y + dy, x + dx)
+                        .during("reading the board in view")?;
+                    sum += f64::from(px[0]) + f64::from(px[1]) + f64::from(px[2]);
+                }
+            }
+            Ok(Some(sum / 27.0))
+        };
+        // Samples by the parity of their square.
+        let mut by_parity: [Vec<f64>; 2] = Default::default();
+        let mut squares_seen = 0;
+        for (even, square) in &self.squares {
+            let seen: Vec<f64> = square
+                .iter()
+                .map(&lightness)
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .flatten()
+                .collect();
+            squares_seen += usize::from(seen.len() == square.len());
+            by_parity[usize::from(!*even)].extend(seen);
+        }
+        if squares_seen * 2 < self.squares.len() || by_parity.iter().any(Vec::is_empty) {
+            return Ok(false);
+        }
+        let [mut even, mut odd] = by_parity;
+        let (even_median, odd_median) = (median(&mut even), median(&mut odd));
+        if (even_median - odd_median).abs() < STILL_CONTRAST {
+            return Ok(false);
+        }
+        let middle = (even_median + odd_median) / 2.0;
+        let dark_even = even_median < middle;
+        let agree = even.iter().filter(|&&l| (l < middle) == dark_even).count()
+            + odd.iter().filter(|&&l| (l < middle) != dark_even).count();
+        Ok(agree as f64 >= STILL_AGREE * (even.len() + odd.len()) as f64)
+    }
+}
+
+/// The median of some values (sorting them).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
 /// The corners of the board's paper in the board frame (where the table was calibrated, the
 /// table frame), mm.
 fn paper_corners_board_mm() -> [Point2<f64>; 4] {
@@ -63,13 +177,10 @@ fn paper_corners_board_mm() -> [Point2<f64>; 4] {
     ]
 }
 
-/// The outline (pixels) of the calibration board's paper, when the board still lies where the
-/// table was calibrated: at least three quarters of its dark squares read as black and of its
-/// light squares as not black, over at least half of the squares in view.
-pub(crate) fn board_where_calibrated(
-    seg: &Segmentation,
-    camera: &Camera,
-) -> Option<Vec<Point2<f64>>> {
+/// The calibration board, when it still lies where the table was calibrated: at least three
+/// quarters of its dark squares read as black and of its light squares as not black, over at
+/// least half of the squares in view.
+pub(crate) fn board_where_calibrated(seg: &Segmentation, camera: &Camera) -> Option<LeftBoard> {
     let black = seg.class_of(Color::Black)?;
     let class_at = |x: f64, y: f64| -> Option<u8> {
         let p = camera.project_table(&Point3::new(x, y, 0.0))?;
@@ -107,20 +218,18 @@ pub(crate) fn board_where_calibrated(
     if !present {
         return None;
     }
-    let corners: Option<Vec<Point2<f64>>> = paper_corners_board_mm()
-        .iter()
-        .map(|c| camera.project_table(&Point3::new(c.x, c.y, 0.0)))
-        .collect();
-    corners.map(convex_hull)
+    LeftBoard::new(BoardPlace::Calibrated, &|c| {
+        camera.project_table(&Point3::new(c.x, c.y, 0.0))
+    })
 }
 
-/// The outline (pixels) of a calibration board's paper anywhere in view, found by its inner
-/// corners in the box around `regions`' black ones, when they cover a board's worth of the table.
+/// A calibration board anywhere in view, found by its inner corners in the box around
+/// `regions`' black ones, when they cover a board's worth of the table.
 pub(crate) fn board_elsewhere(
     seg: &Segmentation,
     camera: &Camera,
     regions: &[Region],
-) -> Result<Option<Vec<Point2<f64>>>, VisionError> {
+) -> Result<Option<LeftBoard>, VisionError> {
     let black: Vec<&Region> = regions.iter().filter(|r| r.color == Color::Black).collect();
     let squares_mm2 =
         f64::from((BOARD.cols + 1) * (BOARD.rows + 1) / 2) * BOARD.square_mm * BOARD.square_mm;
@@ -176,14 +285,10 @@ pub(crate) fn board_elsewhere(
         }
     }
     // The corners order the board either way round; its paper is symmetric about its middle.
-    let paper: Option<Vec<Point2<f64>>> = paper_corners_board_mm()
-        .iter()
-        .map(|c| {
-            let p = m * c.to_homogeneous();
-            (p.z.abs() > 1e-9).then(|| Point2::new(p.x / p.z, p.y / p.z))
-        })
-        .collect();
-    Ok(paper.map(convex_hull))
+    Ok(LeftBoard::new(BoardPlace::Elsewhere, &|c| {
+        let p = m * c.to_homogeneous();
+        (p.z.abs() > 1e-9).then(|| Point2::new(p.x / p.z, p.y / p.z))
+    }))
 }
 
 /// The table's area a region's pixels would cover lying on it, mm² (scaled at its middle).

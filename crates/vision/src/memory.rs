@@ -8,6 +8,7 @@ use std::cell::{Cell, RefCell};
 use nalgebra::Point3;
 
 use crate::detect::Reading;
+use crate::left_board::LeftBoard;
 use crate::region::Region;
 
 /// A region counts as unchanged when at most this share of its pixels have no pixel of the
@@ -34,6 +35,8 @@ pub struct FitMemory {
     this: RefCell<Vec<Remembered>>,
     reused: Cell<usize>,
     fitted: Cell<usize>,
+    /// The calibration board found in view in an earlier frame, while it lies there.
+    board: RefCell<Option<LeftBoard>>,
 }
 
 /// How many region explanations the last frame took from memory and how many it fitted anew.
@@ -82,6 +85,16 @@ impl FitMemory {
             supports: supports.to_vec(),
             readings: readings.to_vec(),
         });
+    }
+
+    /// The calibration board an earlier frame found in view, if any.
+    pub(crate) fn board(&self) -> Option<LeftBoard> {
+        self.board.borrow().clone()
+    }
+
+    /// Notes the board this frame found in view, or that it found none.
+    pub(crate) fn keep_board(&self, board: Option<LeftBoard>) {
+        *self.board.borrow_mut() = board;
     }
 
     /// What the last frame took from memory and what it fitted.

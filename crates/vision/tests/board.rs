@@ -174,3 +174,66 @@ fn a_board_pushed_to_the_edge_of_the_view_is_not_read_as_pieces() {
     );
     assert_board_cleared(&analysis, drawn);
 }
+
+#[test]
+fn a_live_camera_clears_a_board_only_while_it_lies_where_it_was_found() {
+    use koanscope_scene::{Color, Size};
+    use koanscope_vision::render::{
+        bench_pieces, draw_board, draw_pieces, table_camera, with_sensor_noise,
+    };
+    use koanscope_vision::{FitMemory, analyze_remembering};
+    let camera = table_camera();
+    let detector = Detector::new(ColorModel::default());
+    let engine = Engine::default();
+    let memory = FitMemory::new();
+    let aside = Isometry3::new(
+        Vector3::new(130.0, -275.0, 0.0),
+        Vector3::z() * 10f64.to_radians(),
+    );
+    let frame = |pieces: &[(Color, Size, Isometry3<f64>)], board: Option<Isometry3<f64>>, seed| {
+        let mut frame = draw_pieces(&camera, pieces).expect("drawn");
+        if let Some(board) = board {
+            draw_board(&mut frame, &camera, &board).expect("drawn");
+        }
+        let frame = with_sensor_noise(&frame, 3.0, seed).expect("noisy");
+        analyze_remembering(
+            &frame,
+            Path::new("live"),
+            &camera,
+            &detector,
+            &engine,
+            Some(&memory),
+        )
+        .expect("analysed")
+    };
+    let pieces = bench_pieces();
+    // Lying aside, frame after frame (the camera's noise new each time).
+    for seed in 0..3 {
+        assert_board_cleared(&frame(&pieces, Some(aside), seed), pieces.len());
+    }
+    // Slid 40 mm and turned: found where it now lies.
+    let slid = Isometry3::new(
+        Vector3::new(170.0, -270.0, 0.0),
+        Vector3::z() * 25f64.to_radians(),
+    );
+    assert_board_cleared(&frame(&pieces, Some(slid), 3), pieces.len());
+    // Taken away, and pieces set where it lay: they are seen, and no board is.
+    let mut more = pieces.clone();
+    for (k, (x, y)) in [(60.0, 40.0), (160.0, 90.0)].into_iter().enumerate() {
+        let at = slid * Point3::new(x, y, 0.0);
+        let size = [Size::Large, Size::Medium][k];
+        more.push((Color::Red, size, Isometry3::translation(at.x, at.y, 0.0)));
+    }
+    let analysis = frame(&more, None, 4);
+    assert_eq!(
+        analysis.scene.pieces.len(),
+        more.len(),
+        "{:?}",
+        analysis.warnings
+    );
+    assert!(
+        !warned(&analysis, "calibration board"),
+        "{:?}",
+        analysis.warnings
+    );
+}
