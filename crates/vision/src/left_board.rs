@@ -2,7 +2,8 @@
 //! lies where the table was calibrated, the calibration says where to look. Moved aside after
 //! calibrating (or seen elsewhere because the camera moved), it is found by its corners, which
 //! are looked for only where a board's worth of black squares shows: a full search of a frame
-//! costs up to most of a second.
+//! costs up to most of a second. A live camera's next frames only check that it lies there
+//! still ([`LeftBoard::still_lies`]).
 
 use nalgebra::{Matrix3, Point2, Point3, Vector2, Vector3};
 use opencv::calib3d;
@@ -323,10 +324,13 @@ pub(crate) fn painted_over(image: &Mat, paper: &[Point2<f64>]) -> Result<Mat, Vi
     let n = paper.len();
     let centre = paper.iter().fold(Vector2::zeros(), |sum, p| sum + p.coords) / n.max(1) as f64;
     let (w, h) = (image.cols(), image.rows());
-    let mut around: [Vec<u8>; 3] = Default::default();
+    let mut around: [Vec<f64>; 3] = Default::default();
     for k in 0..n {
         let (a, b) = (paper[k], paper[(k + 1) % n]);
         let along = b - a;
+        if along.norm() < 1.0 {
+            continue;
+        }
         let mut out = Vector2::new(along.y, -along.x).normalize();
         if out.dot(&(a.coords - centre)) < 0.0 {
             out = -out;
@@ -342,22 +346,22 @@ pub(crate) fn painted_over(image: &Mat, paper: &[Point2<f64>]) -> Result<Mat, Vi
                     .at_2d::<Vec3b>(y, x)
                     .during("reading the table around the board")?;
                 for (c, values) in around.iter_mut().enumerate() {
-                    values.push(px[c]);
+                    values.push(f64::from(px[c]));
                 }
             }
         }
     }
-    let median = |values: &mut Vec<u8>| -> f64 {
-        values.sort_unstable();
-        values.get(values.len() / 2).copied().map_or(0.0, f64::from)
-    };
+    let mut painted = image.try_clone().during("copying the frame")?;
+    // A paper filling the view has no table around it to take.
+    if around[0].is_empty() {
+        return Ok(painted);
+    }
     let colour = Scalar::new(
         median(&mut around[0]),
         median(&mut around[1]),
         median(&mut around[2]),
         0.0,
     );
-    let mut painted = image.try_clone().during("copying the frame")?;
     let outline: Vector<Point> = paper
         .iter()
         .map(|p| Point::new(p.x.round() as i32, p.y.round() as i32))
