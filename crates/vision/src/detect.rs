@@ -363,9 +363,12 @@ impl Detector {
     }
 
     /// Like [`Detector::detect`], with notes for the user about what was left out (the
-    /// calibration board still lying on the table), reusing what `memory` holds (see
-    /// [`Detector::detect_remembering`]), and handing back the segmentation the pieces were found
-    /// in (where a board lies in view, made again with its paper painted over, and cleared).
+    /// calibration board still lying on the table), and handing back the segmentation the
+    /// pieces were found in (where a board lies in view, made again with its paper painted over,
+    /// and cleared). With a `memory`, every region that looks as it did in the memory's last
+    /// frame (over the same supports) takes its explanation from there, this frame's
+    /// explanations are left in it for the next, and a board found in view is only checked
+    /// again while it lies there.
     pub fn detect_segmented(
         &self,
         image: &Mat,
@@ -379,7 +382,7 @@ impl Detector {
             return self.detect_beside_board(image, &board, camera, memory);
         }
         let seg = segment(image, &self.colors)?;
-        match self.board_search(&seg, camera)? {
+        match self.board_search(image, &seg, camera)? {
             BoardSearch::NotFound(regions) => {
                 if let Some(memory) = memory {
                     memory.keep_board(None);
@@ -414,47 +417,15 @@ impl Detector {
         Ok((found, vec![board.place.note()], seg))
     }
 
-    /// Like [`Detector::detect`], from a segmentation already made.
-    ///
-    /// Two passes: the first finds pieces standing on the table; the second fits again the
-    /// regions that hold the apex of an upright piece found elsewhere, now also trying pieces
-    /// stacked on that apex (towers of different colours).
-    pub fn detect_in(
-        &self,
-        seg: &Segmentation,
-        camera: &Camera,
-    ) -> Result<Vec<Detection>, VisionError> {
-        self.detect_remembering(seg, camera, None)
-    }
-
-    /// Like [`Detector::detect_in`], taking the explanation of every region that looks as it did
-    /// in the memory's last frame (over the same supports) from there, and leaving this frame's
-    /// explanations in it for the next.
-    pub fn detect_remembering(
-        &self,
-        seg: &Segmentation,
-        camera: &Camera,
-        memory: Option<&FitMemory>,
-    ) -> Result<Vec<Detection>, VisionError> {
-        match self.board_search(seg, camera)? {
-            BoardSearch::NotFound(regions) => self.fit_regions(seg, &regions, camera, memory),
-            BoardSearch::Found(board) => {
-                let mut cleared = seg.clone();
-                clear_polygon(&mut cleared, &board.paper);
-                let regions = regions(&cleared, &self.params, 40)?;
-                self.fit_regions(&cleared, &regions, camera, memory)
-            }
-        }
-    }
-
     /// Where a calibration board left in view lies (the printed board is black squares, not
     /// black pieces), or the frame's regions where none does.
     fn board_search(
         &self,
+        image: &Mat,
         seg: &Segmentation,
         camera: &Camera,
     ) -> Result<BoardSearch, VisionError> {
-        if let Some(board) = board_where_calibrated(seg, camera) {
+        if let Some(board) = board_where_calibrated(image, camera)? {
             return Ok(BoardSearch::Found(board));
         }
         let found = regions(seg, &self.params, 40)?;
@@ -464,7 +435,10 @@ impl Detector {
         })
     }
 
-    /// The pieces that explain `regions` of `seg`.
+    /// The pieces that explain `regions` of `seg`. Two passes: the first finds pieces standing
+    /// on the table; the second fits again the regions that hold the apex of an upright piece
+    /// found elsewhere, now also trying pieces stacked on that apex (towers of different
+    /// colours).
     fn fit_regions(
         &self,
         seg: &Segmentation,
@@ -1887,8 +1861,7 @@ fn relearn_where(
 ) -> Result<(ColorModel, Vec<HueUpdate>), VisionError> {
     const MIN_PIXELS: usize = 200;
     let detector = Detector::new(model.clone());
-    let seg = segment(image, model)?;
-    let detections = detector.detect_in(&seg, camera)?;
+    let (detections, _, seg) = detector.detect_segmented(image, camera, None)?;
     let lab = seg.lab_bytes();
     let mut hues: Vec<Vec<f64>> = vec![Vec::new(); model.colors.len()];
     for d in &detections {

@@ -178,50 +178,20 @@ fn paper_corners_board_mm() -> [Point2<f64>; 4] {
     ]
 }
 
-/// The calibration board, when it still lies where the table was calibrated: at least three
-/// quarters of its dark squares read as black and of its light squares as not black, over at
-/// least half of the squares in view.
-pub(crate) fn board_where_calibrated(seg: &Segmentation, camera: &Camera) -> Option<LeftBoard> {
-    let black = seg.class_of(Color::Black)?;
-    let class_at = |x: f64, y: f64| -> Option<u8> {
-        let p = camera.project_table(&Point3::new(x, y, 0.0))?;
-        let (px, py) = (p.x.round(), p.y.round());
-        if px < 0.0 || py < 0.0 || px >= seg.width as f64 || py >= seg.height as f64 {
-            return None;
-        }
-        Some(seg.classes[py as usize * seg.width + px as usize])
-    };
-    let (mut dark_ok, mut light_ok, mut dark_seen, mut light_seen, mut total) =
-        (0usize, 0usize, 0usize, 0usize, 0usize);
-    for a in -1..BOARD.cols {
-        for b in -1..BOARD.rows {
-            total += 1;
-            let (x, y) = (
-                BOARD.square_mm * (f64::from(a) + 0.5),
-                BOARD.square_mm * (f64::from(b) + 0.5),
-            );
-            let Some(class) = class_at(x, y) else {
-                continue;
-            };
-            if (a + b).rem_euclid(2) == 0 {
-                dark_seen += 1;
-                dark_ok += usize::from(class == black);
-            } else {
-                light_seen += 1;
-                light_ok += usize::from(class != black);
-            }
-        }
-    }
-    let present = (dark_seen + light_seen) * 2 >= total
-        && dark_ok * 4 >= dark_seen * 3
-        && light_ok * 4 >= light_seen * 3
-        && dark_ok > 0;
-    if !present {
-        return None;
-    }
-    LeftBoard::new(BoardPlace::Calibrated, &|c| {
+/// The calibration board, when it still lies where the table was calibrated: its dark and light
+/// squares apart in the frame's lightness (see [`LeftBoard::still_lies`]). Lightness, not the
+/// colour classes: on a dark table the table's colour estimated around the paper makes some
+/// of its squares read black and others not.
+pub(crate) fn board_where_calibrated(
+    image: &Mat,
+    camera: &Camera,
+) -> Result<Option<LeftBoard>, VisionError> {
+    let Some(board) = LeftBoard::new(BoardPlace::Calibrated, &|c| {
         camera.project_table(&Point3::new(c.x, c.y, 0.0))
-    })
+    }) else {
+        return Ok(None);
+    };
+    Ok(board.still_lies(image)?.then_some(board))
 }
 
 /// A calibration board anywhere in view, found by its inner corners in the box around
