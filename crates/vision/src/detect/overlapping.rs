@@ -104,7 +104,6 @@ impl Detector {
             let Some((depth, s, m)) = into else {
                 continue;
             };
-            let into_it = depth > OVERLAP_MM;
             let others: Vec<Piece> = at
                 .iter()
                 .filter(|&&(q, n)| (q, n) != (r, k))
@@ -119,7 +118,7 @@ impl Detector {
                 &leaning_on,
                 &others,
                 &engine,
-                into_it,
+                depth,
             ) {
                 per_region[r][k] = tipped;
             }
@@ -129,8 +128,8 @@ impl Detector {
     /// `reading[k]` leaning on `leaning_on`: of every tilt (apex up or down) slid along its
     /// heading until it rests against it, the best few fitted again without going into any of
     /// `others`; the best of them when its outline explains the region as well as the lying one
-    /// where that went `into_it` (see [`TIPPED_LOSS`]), clearly better where it only touched it
-    /// (see [`TOUCHING_GAIN`]).
+    /// where that went `lying_depth_mm` into it, more than [`OVERLAP_MM`] (see [`TIPPED_LOSS`]),
+    /// clearly better where less (see [`TOUCHING_GAIN`]).
     #[allow(clippy::too_many_arguments)]
     fn tipped_against(
         &self,
@@ -141,8 +140,9 @@ impl Detector {
         leaning_on: &Piece,
         others: &[Piece],
         engine: &Engine,
-        into_it: bool,
+        lying_depth_mm: f64,
     ) -> Option<Detection> {
+        let into_it = lying_depth_mm > OVERLAP_MM;
         let d = &reading[k];
         let dims = self.dims(d.size);
         let alone = with_others_explained(region, reading, k);
@@ -277,7 +277,7 @@ impl Detector {
         }
         let mut tipped = self.accept(&alone, &prefix, camera, &h, score - lying_score)?;
         tipped.tipped = Some(Tipped {
-            lying_overlap_mm: engine.solid_overlap(&as_piece(d), leaning_on),
+            lying_overlap_mm: lying_depth_mm,
             lead,
             margin: lead - least_lead,
         });
