@@ -17,6 +17,7 @@ use crate::error::{CvContext, VisionError};
 use crate::pose::{convex_hull, row_span};
 use crate::region::Region;
 use crate::segment::{Segmentation, TABLE};
+use crate::stats::median;
 use koanscope_scene::Color;
 
 /// The board is the one koanscope prints: 10 x 7 squares of 25 mm around the 9 x 6 inner
@@ -52,7 +53,7 @@ impl BoardPlace {
 /// A calibration board found in view: where it lies, its paper's outline (pixels), and the
 /// middles of its squares in the frame, to tell cheaply in the frames after whether it still
 /// lies there.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct LeftBoard {
     pub(crate) place: BoardPlace,
     pub(crate) paper: Vec<Point2<f64>>,
@@ -155,12 +156,6 @@ impl LeftBoard {
             + odd.iter().filter(|&&l| (l < middle) != dark_even).count();
         Ok(agree as f64 >= STILL_AGREE * (even.len() + odd.len()) as f64)
     }
-}
-
-/// The median of some values (sorting them).
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(0.0)
 }
 
 /// The corners of the board's paper in the board frame (where the table was calibrated, the

@@ -32,6 +32,7 @@ pub mod rim;
 pub mod segment;
 pub mod shading;
 mod shadow;
+mod stats;
 pub mod steadiness;
 pub mod target;
 

@@ -10,6 +10,7 @@ use nalgebra::{Isometry3, Point2, Point3, Vector2};
 
 use crate::camera::Camera;
 use crate::segment::Segmentation;
+use crate::stats::median;
 
 /// How strongly the frame shows a rim at one height of an upright piece, against the same
 /// measure at heights where no rim can be.
@@ -157,9 +158,4 @@ fn level_step(
     }
     let n = steps.len();
     Some((median(&mut steps), n))
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }

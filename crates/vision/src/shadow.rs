@@ -11,6 +11,7 @@ use crate::color::ColorModel;
 use crate::detect::Detection;
 use crate::region::for_each_run;
 use crate::segment::Segmentation;
+use crate::stats::median;
 
 /// Pixels of its own colour a piece needs under it to set the scale of its colour.
 const REFERENCE_MIN_PX: usize = 100;
@@ -36,11 +37,6 @@ struct Tint {
     /// differs from the table in little but saturation, and a shadow there is never read as
     /// one (see [`ColorModel::saturated_twin`]).
     on_own_hue: bool,
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(0.0)
 }
 
 fn tint_of(seg: &Segmentation, model: &ColorModel, piece: &Detection) -> Tint {
