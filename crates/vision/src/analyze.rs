@@ -344,14 +344,9 @@ fn note_rim_towers(scene: &mut Scene, rim_towers: &[(usize, usize, f64)]) {
     }
 }
 
-/// Adds a judgment call for each reading the faces' shading chose over one the outline fits
-/// about as well (`choices` by index into the scene's pieces): a piece read leaning or upside
-/// down at a slant rather than lying flat, and a tower of one colour read rather than one piece
-/// lying flat. The Master is asked to look. The margin is the shading's lead over the `lead`
-/// it needed.
 /// A judgment call on each piece read leaning because, lying flat as its outline had it, it
-/// went into the piece beside it (see `detect/overlapping.rs`). `tipped` is per piece, in the
-/// scene's order.
+/// went into the piece beside it, deeply or where leaning fits clearly better (see
+/// `detect/overlapping.rs`). `tipped` is per piece, in the scene's order.
 fn note_tipped(scene: &mut Scene, tipped: &[Option<Tipped>]) {
     let ids: Vec<PieceId> = scene.pieces.iter().map(|p| p.id).collect();
     for koan in &mut scene.koans {
@@ -375,6 +370,11 @@ fn note_tipped(scene: &mut Scene, tipped: &[Option<Tipped>]) {
     }
 }
 
+/// Adds a judgment call for each reading the faces' shading chose over one the outline fits
+/// about as well (`choices` by index into the scene's pieces): a piece read leaning or upside
+/// down at a slant rather than lying flat, and a tower of one colour read rather than one piece
+/// lying flat. The Master is asked to look. The margin is the shading's lead over the `lead`
+/// it needed.
 fn note_shaded_choices(scene: &mut Scene, choices: &[Option<ShadedChoice>], lead: f64) {
     let ids: Vec<PieceId> = scene.pieces.iter().map(|p| p.id).collect();
     let choice_of = |id: PieceId| ids.iter().position(|&i| i == id).and_then(|k| choices[k]);
