@@ -160,7 +160,7 @@ impl LeftBoard {
 
 /// The corners of the board's paper in the board frame (where the table was calibrated, the
 /// table frame), mm.
-fn paper_corners_board_mm() -> [Point2<f64>; 4] {
+pub(crate) fn paper_corners_board_mm() -> [Point2<f64>; 4] {
     let s = BOARD.square_mm;
     let m = BOARD_PAPER_MARGIN_MM;
     let (x0, y0) = (-s - m, -s - m);

@@ -156,12 +156,9 @@ pub fn draw_board(
         None => Ok(()),
     };
     let board = crate::calibration::Chessboard::STANDARD;
-    let (s, paper) = (board.square_mm, 25.0);
-    let (cols, rows) = (f64::from(board.cols), f64::from(board.rows));
-    fill(
-        square(-s - paper, -s - paper, cols * s + paper, rows * s + paper),
-        235.0,
-    )?;
+    let s = board.square_mm;
+    let [near, _, far, _] = crate::left_board::paper_corners_board_mm();
+    fill(square(near.x, near.y, far.x, far.y), 235.0)?;
     for a in -1..board.cols {
         for b in -1..board.rows {
             if (a + b).rem_euclid(2) == 0 {
