@@ -566,6 +566,12 @@ impl Detector {
                         if holds_bridge && !found.iter().any(|d| d.resting == Resting::Upright) {
                             continue;
                         }
+                        // A piece leaning into the piece under a tip is in two places at once,
+                        // whatever the depth order says (the middle of a tower of three read
+                        // leaning into its base, in front of it all round).
+                        if self.tilted_into(&found, &others) {
+                            continue;
+                        }
                         let margin = if bridges(&found) > bridges(&per_region[i]) {
                             self.params.bridging_margin
                         } else {

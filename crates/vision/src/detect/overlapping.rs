@@ -46,6 +46,23 @@ fn as_piece(d: &Detection) -> Piece {
 }
 
 impl Detector {
+    /// Whether a reading sets a leaning or upside-down piece more than [`OVERLAP_MM`] into one
+    /// of `others`: no table holds that.
+    pub(super) fn tilted_into(&self, reading: &[Detection], others: &[Detection]) -> bool {
+        if others.is_empty() || !reading.iter().any(|d| d.resting == Resting::Tilted) {
+            return false;
+        }
+        let engine = Engine::new(self.pieces, Thresholds::default(), CallWindows::default());
+        reading
+            .iter()
+            .filter(|d| d.resting == Resting::Tilted)
+            .any(|d| {
+                others
+                    .iter()
+                    .any(|o| engine.solid_overlap(&as_piece(d), &as_piece(o)) > OVERLAP_MM)
+            })
+    }
+
     /// Tips up each piece read lying flat on the table that its reading sets into a piece of
     /// another region (neither resting on pieces: one stacked on a tip holds it in its cavity),
     /// until it rests against that piece, and keeps the tipped piece where the engine reads it
@@ -383,6 +400,50 @@ mod tests {
         let stays = passed_over(&detector, detector.pose(&lying), support, &lying);
         assert_eq!(stays.resting, Resting::Flat);
         assert_eq!(stays.tipped, None);
+    }
+
+    /// Dev D3 scene 8 at gamma 0.95: the middle of a red-yellow-red tower, refitted over the red
+    /// large's tip, was read as a yellow medium leaning 13.5 mm into the large, the depth order
+    /// favouring it (the band is in front of the large all round). A leaning reading so far into
+    /// a piece under the tips is passed over; one resting against it, or one lying flat (the
+    /// other pass's), is not.
+    #[test]
+    fn a_reading_that_leans_a_piece_into_the_piece_under_a_tip_is_not_borne_out() {
+        let detector = Detector::new(crate::ColorModel::default());
+        let engine = Engine::default();
+        let (leaner, support) = leaning_on_large(&engine, 0.6, 0.5);
+        let piece = |size: Size, resting: Resting, pose: Isometry3<f64>| Detection {
+            color: Color::Yellow,
+            size,
+            resting,
+            table_from_piece: pose,
+            image_xy: nalgebra::Point2::origin(),
+            confidence: 1.0,
+            outline_px: Vec::new(),
+            rim_share: None,
+            shaded_choice: None,
+            tipped: None,
+        };
+        let base = [piece(Size::Large, Resting::Upright, support)];
+        let towards_base = (support.translation.vector - leaner.translation.vector).xy();
+        let slid = |mm: f64| {
+            let step = towards_base.normalize() * mm;
+            Translation3::new(step.x, step.y, 0.0) * leaner
+        };
+        let leaning_into = |mm: f64| [piece(Size::Medium, Resting::Tilted, slid(mm))];
+        let depth =
+            |mm: f64| engine.solid_overlap(&as_piece(&leaning_into(mm)[0]), &as_piece(&base[0]));
+        assert!(
+            depth(0.0) < RESTING_MM,
+            "drawn resting: {:.2} mm in",
+            depth(0.0)
+        );
+        assert!(!detector.tilted_into(&leaning_into(0.0), &base));
+        assert!(depth(8.0) > OVERLAP_MM, "slid in: {:.2} mm in", depth(8.0));
+        assert!(detector.tilted_into(&leaning_into(8.0), &base));
+        let lying = [piece(Size::Medium, Resting::Flat, slid(8.0))];
+        assert!(!detector.tilted_into(&lying, &base));
+        assert!(!detector.tilted_into(&leaning_into(8.0), &[]));
     }
 
     /// A medium leaning on a large that holds it up, tipped `tilt` (radians) towards `heading`.
