@@ -6,7 +6,7 @@ use koanscope_scene::{
     InsertedDetail, JudgmentCall, Koan, KoanId, Piece, PieceId, PointingDetail, RelationsDetail,
     Scene, Size, TouchingDetail,
 };
-use nalgebra::Point3;
+use nalgebra::{Point3, Vector3};
 use parry3d_f64::query;
 use parry3d_f64::shape::Shape;
 
@@ -123,20 +123,16 @@ impl Engine {
         plastic_distance(&a, &b, outer_distance(&a, &b))
     }
 
-    /// How deep two pieces' solid outer pyramids overlap, mm; 0 when they do not. Only a piece
-    /// inside another's cavity (stacked on its tip, or nested) may overlap it, and those are not
-    /// for this to judge (EPA gives up on the nearly parallel faces of nested pyramids): any
-    /// other overlap is a pose no table can hold.
+    /// How deep two pieces' solid outer pyramids overlap, mm: how far one must move to part
+    /// them; 0 when they do not. Only a piece inside another's cavity (stacked on its tip, or
+    /// nested) may overlap it, and those are not for this to judge: any other overlap is a pose
+    /// no table can hold.
     pub fn solid_overlap(&self, a: &Piece, b: &Piece) -> f64 {
-        query::contact(
-            &a.table_from_piece,
-            &*self.shape(a.size).outer,
-            &b.table_from_piece,
-            &*self.shape(b.size).outer,
-            0.0,
-        )
-        .expect("convex-convex contact is supported")
-        .map_or(0.0, |c| (-c.dist).max(0.0))
+        // Parry's contact query (EPA) answered 0 for pyramids plainly inside each other (a medium
+        // 14.6 mm from a large's axis, turned otherwise; 1311 of 20 000 random overlapping
+        // pairs), and 0.16 mm for one 19.9 mm deep: the separating-axis test is exact here.
+        let corners = |p: &Piece| self.shape(p.size).vertices.map(|v| p.table_from_piece * v);
+        penetration_depth(&corners(a), &corners(b))
     }
 
     /// The nearest points of two pieces' plastic (table frame: on `a`, then on `b`) when the
@@ -708,6 +704,58 @@ fn nests(inserted: &[InsertedDetail]) -> Vec<Vec<PieceId>> {
 }
 
 /// Distance between the outer pyramids of two placed pieces, mm (0 when they overlap).
+/// How far two solid pyramids (apex, then the four base corners, one frame) must move apart to
+/// part, mm; 0 when they do not overlap. For convex solids the least such move is along a face
+/// normal of one of them or across an edge of each (the separating-axis theorem): the least
+/// overlap of their projections on those axes.
+fn penetration_depth(a: &[Point3<f64>; 5], b: &[Point3<f64>; 5]) -> f64 {
+    // Edge directions: four from the apex, four round the base.
+    let edges = |v: &[Point3<f64>; 5]| -> [Vector3<f64>; 8] {
+        std::array::from_fn(|k| {
+            if k < 4 {
+                v[k + 1] - v[0]
+            } else {
+                v[(k - 3) % 4 + 1] - v[k - 3]
+            }
+        })
+    };
+    let faces = |e: &[Vector3<f64>; 8]| -> [Vector3<f64>; 5] {
+        std::array::from_fn(|k| {
+            if k < 4 {
+                e[k].cross(&e[(k + 1) % 4])
+            } else {
+                e[4].cross(&e[5])
+            }
+        })
+    };
+    let (ea, eb) = (edges(a), edges(b));
+    let axes = faces(&ea)
+        .into_iter()
+        .chain(faces(&eb))
+        .chain(ea.iter().flat_map(|x| eb.iter().map(move |y| x.cross(y))));
+    let span = |v: &[Point3<f64>; 5], n: &Vector3<f64>| {
+        v.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                let d = p.coords.dot(n);
+                (lo.min(d), hi.max(d))
+            })
+    };
+    let mut depth = f64::INFINITY;
+    for axis in axes {
+        // Parallel edges give no axis.
+        let Some(n) = axis.try_normalize(1e-9) else {
+            continue;
+        };
+        let ((alo, ahi), (blo, bhi)) = (span(a, &n), span(b, &n));
+        let overlap = (ahi - blo).min(bhi - alo);
+        if overlap <= 1e-9 {
+            return 0.0;
+        }
+        depth = depth.min(overlap);
+    }
+    depth
+}
+
 fn outer_distance(a: &Placed, b: &Placed) -> f64 {
     query::distance(
         &a.table_from_piece,

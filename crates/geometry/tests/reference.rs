@@ -346,6 +346,16 @@ fn pieces_that_go_into_each_other_overlap_by_how_far_and_touching_ones_not_at_al
         (Size::Medium, p.upright(medium + 0.5, 0.0, 0.7)),
     ]);
     assert!(engine.solid_overlap(&turned.pieces[0], &turned.pieces[1]) > 1.0);
+    // A medium stood 14.6 mm from a large's axis, turned otherwise: far into it, whichever way
+    // round they are asked about (a contact query gave 0 here).
+    let large_and_medium = scene(&[
+        (Size::Large, p.upright(0.0, 0.0, 0.3)),
+        (Size::Medium, p.upright(14.0, 4.0, 0.0)),
+    ]);
+    let [large, medium] = [&large_and_medium.pieces[0], &large_and_medium.pieces[1]];
+    let depth = engine.solid_overlap(large, medium);
+    assert!(depth > 5.0, "depth {depth}");
+    assert!((engine.solid_overlap(medium, large) - depth).abs() < 1e-9);
 }
 
 #[test]
