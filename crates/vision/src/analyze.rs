@@ -12,7 +12,7 @@ use opencv::prelude::*;
 use crate::calibration::check_resolution;
 use crate::camera::Camera;
 use crate::contact::{Support, close_gaps, note_closed_gaps, seat_stacked};
-use crate::detect::{Detection, Detector, ShadedAlternative, ShadedChoice, Tipped};
+use crate::detect::{Detection, Detector, OVERLAP_MM, ShadedAlternative, ShadedChoice, Tipped};
 use crate::error::{CvContext, VisionError};
 use crate::gap::gap_seen;
 use crate::image::size_of;
@@ -158,6 +158,7 @@ pub fn analyze_remembering(
     note_shaded_choices(&mut scene, &choices, detector.params.shaded_tilt_lead);
     let tipped: Vec<Option<Tipped>> = detections.iter().map(|d| d.tipped).collect();
     note_tipped(&mut scene, &tipped);
+    note_impossible_overlaps(&mut scene, engine);
     // The only note today is the board left on the table, which explains an empty table.
     let board_seen = !notes.is_empty();
     let mut warnings = notes;
@@ -370,6 +371,52 @@ fn note_tipped(scene: &mut Scene, tipped: &[Option<Tipped>]) {
     }
 }
 
+/// A judgment call on each pair of pieces read more than [`OVERLAP_MM`] into each other, neither
+/// in the other's cavity (as a piece stacked on a tip or nested is): no table holds two pieces
+/// in one place, so one of the two at least is read wrong, and the Master is asked to look at
+/// both. The margin is how far past the threshold (negative).
+fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
+    let pieces = &scene.pieces;
+    for koan in &mut scene.koans {
+        let in_cavity = |a: PieceId, b: PieceId| {
+            koan.relations_detail.as_ref().is_some_and(|detail| {
+                detail.inserted.iter().any(|r| {
+                    (r.fully_inserted || r.entirely_inside)
+                        && ((r.inner, r.outer) == (a, b) || (r.inner, r.outer) == (b, a))
+                })
+            })
+        };
+        let mut calls = Vec::new();
+        for (k, &a) in koan.pieces.iter().enumerate() {
+            for &b in &koan.pieces[k + 1..] {
+                let (Some(pa), Some(pb)) = (
+                    pieces.iter().find(|p| p.id == a),
+                    pieces.iter().find(|p| p.id == b),
+                ) else {
+                    continue;
+                };
+                if in_cavity(a, b) {
+                    continue;
+                }
+                let depth = engine.solid_overlap(pa, pb);
+                if depth > OVERLAP_MM {
+                    calls.push(JudgmentCall {
+                        what: "reading".into(),
+                        pieces: vec![a, b],
+                        decided: true,
+                        margin: OVERLAP_MM - depth,
+                        unit: "mm".into(),
+                        note: format!(
+                            "reading of {a} and {b}: read {depth:.1} mm into each other, which no table holds: one of them is read wrong: look"
+                        ),
+                    });
+                }
+            }
+        }
+        koan.judgment_calls.extend(calls);
+    }
+}
+
 /// Adds a judgment call for each reading the faces' shading chose over one the outline fits
 /// about as well (`choices` by index into the scene's pieces): a piece read leaning or upside
 /// down at a slant rather than lying flat, and a tower of one colour read rather than one piece
@@ -483,6 +530,56 @@ mod tests {
         assert!((level - 115.0).abs() < 1e-9, "{level}");
         let whole = core::mean_def(&frame).expect("OpenCV's mean");
         assert!((level - (whole[0] + whole[1] + whole[2]) / 3.0).abs() < 1e-9);
+    }
+
+    /// Dev D3 scene 6: a blue medium read upright some 8 mm into a blue large read upright, in
+    /// a pile where both are read wrong. The Master is told to look at the two; a small stacked on
+    /// a medium's tip (in its cavity) and two pieces side by side touching get no such call.
+    #[test]
+    fn pieces_read_into_each_other_are_a_judgment_call_and_a_tower_is_not() {
+        let placer = koanscope_geometry::Placer::default();
+        let engine = Engine::default();
+        let calls_of = |pieces: Vec<Piece>| {
+            let mut scene = Scene::from_pieces(pieces);
+            engine.derive(&mut scene);
+            note_impossible_overlaps(&mut scene, &engine);
+            scene
+                .koans
+                .iter()
+                .flat_map(|k| k.judgment_calls.iter().filter(|c| c.what == "reading"))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let large = placer.upright(0.0, 0.0, 0.3);
+        let into = calls_of(vec![
+            Piece::new(0, Color::Blue, Size::Large, large),
+            Piece::new(1, Color::Blue, Size::Medium, placer.upright(14.0, 4.0, 0.0)),
+        ]);
+        assert_eq!(into.len(), 1, "{into:?}");
+        assert_eq!(into[0].pieces, vec![0, 1]);
+        assert!(into[0].margin < 0.0, "{:?}", into[0]);
+        assert!(
+            into[0].note.starts_with("reading of 0 and 1: read ")
+                && into[0].note.ends_with(
+                    " mm into each other, which no table holds: one of them is read wrong: look"
+                ),
+            "{}",
+            into[0].note
+        );
+        let medium = placer.upright(0.0, 0.0, 0.3);
+        let top = placer
+            .on_tip(Size::Medium, &medium, Size::Small)
+            .expect("a small rests on a medium");
+        let tower = calls_of(vec![
+            Piece::new(0, Color::Red, Size::Medium, medium),
+            Piece::new(1, Color::Red, Size::Small, top),
+        ]);
+        assert!(tower.is_empty(), "{tower:?}");
+        let side_by_side = calls_of(vec![
+            Piece::new(0, Color::Red, Size::Large, large),
+            Piece::new(1, Color::Red, Size::Medium, placer.upright(40.0, 0.0, 0.3)),
+        ]);
+        assert!(side_by_side.is_empty(), "{side_by_side:?}");
     }
 
     #[test]

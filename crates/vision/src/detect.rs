@@ -38,6 +38,8 @@ mod leaning;
 mod overlapping;
 mod same_colour;
 
+pub(crate) use overlapping::OVERLAP_MM;
+
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetectParams {

@@ -16,7 +16,7 @@ use super::*;
 /// How deep two pieces' solids may overlap before a reading is impossible, mm: fits place a
 /// piece to a millimetre or two, and pieces that touch are fitted that much into each other
 /// (on dev, right readings overlap by at most 2.2 mm, wrong ones mostly 3.6 mm and more).
-const OVERLAP_MM: f64 = 3.0;
+pub(crate) const OVERLAP_MM: f64 = 3.0;
 /// A piece tipped up rests against the other once their solids are this close, mm.
 const RESTING_MM: f64 = 0.5;
 /// How much worse than the lying reading a tipped one may explain the region, as a share of its
