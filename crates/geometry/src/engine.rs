@@ -703,7 +703,6 @@ fn nests(inserted: &[InsertedDetail]) -> Vec<Vec<PieceId>> {
     nests
 }
 
-/// Distance between the outer pyramids of two placed pieces, mm (0 when they overlap).
 /// How far two solid pyramids (apex, then the four base corners, one frame) must move apart to
 /// part, mm; 0 when they do not overlap. For convex solids the least such move is along a face
 /// normal of one of them or across an edge of each (the separating-axis theorem): the least
@@ -756,6 +755,7 @@ fn penetration_depth(a: &[Point3<f64>; 5], b: &[Point3<f64>; 5]) -> f64 {
     depth
 }
 
+/// Distance between the outer pyramids of two placed pieces, mm (0 when they overlap).
 fn outer_distance(a: &Placed, b: &Placed) -> f64 {
     query::distance(
         &a.table_from_piece,
