@@ -39,6 +39,7 @@ mod overlapping;
 mod same_colour;
 
 pub(crate) use overlapping::OVERLAP_MM;
+use overlapping::Solids;
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
@@ -452,6 +453,7 @@ impl Detector {
             memory.begin_frame();
         }
         let cache = FitCache::default();
+        let solids = Solids::default();
         let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
             .map(|r| {
@@ -571,7 +573,7 @@ impl Detector {
                         // A piece leaning into the piece under a tip is in two places at once,
                         // whatever the depth order says (the middle of a tower of three read
                         // leaning into its base, in front of it all round).
-                        if self.tilted_into(&found, &others) {
+                        if self.tilted_into(&found, &others, &solids) {
                             continue;
                         }
                         let margin = if bridges(&found) > bridges(&per_region[i]) {
@@ -604,7 +606,7 @@ impl Detector {
         self.sit_posts_back_down(stood, &mut per_region, &mut scores);
         self.stand_lone_leaners(&cache, camera, regions, &mut per_region, &refitted_with);
         // Two pieces cannot be in one place: a piece read lying into another leans on it.
-        self.lean_overlapping(camera, regions, &mut per_region);
+        self.lean_overlapping(camera, regions, &mut per_region, &solids);
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(seg, &self.colors, found, self.params.pale_shadow_share);
         let found = without_cast_shadows(

@@ -45,14 +45,31 @@ fn as_piece(d: &Detection) -> Piece {
     Piece::new(0, d.color, d.size, d.table_from_piece)
 }
 
+/// The pieces' solids for the overlap tests of one frame, built the first time a pass needs
+/// them (most frames need none), then shared by the refit over tips and the lying pass.
+#[derive(Default)]
+pub(super) struct Solids(std::cell::OnceCell<Engine>);
+
+impl Solids {
+    fn of(&self, models: PieceModels) -> &Engine {
+        self.0
+            .get_or_init(|| Engine::new(models, Thresholds::default(), CallWindows::default()))
+    }
+}
+
 impl Detector {
     /// Whether a reading sets a leaning or upside-down piece more than [`OVERLAP_MM`] into one
     /// of `others`: no table holds that.
-    pub(super) fn tilted_into(&self, reading: &[Detection], others: &[Detection]) -> bool {
+    pub(super) fn tilted_into(
+        &self,
+        reading: &[Detection],
+        others: &[Detection],
+        solids: &Solids,
+    ) -> bool {
         if others.is_empty() || !reading.iter().any(|d| d.resting == Resting::Tilted) {
             return false;
         }
-        let engine = Engine::new(self.pieces, Thresholds::default(), CallWindows::default());
+        let engine = solids.of(self.pieces);
         reading
             .iter()
             .filter(|d| d.resting == Resting::Tilted)
@@ -77,6 +94,7 @@ impl Detector {
         camera: &Camera,
         regions: &[Region],
         per_region: &mut [Vec<Detection>],
+        solids: &Solids,
     ) {
         // Most frames hold no piece read lying into another: the shapes are built only for those
         // that hold one lying at all.
@@ -87,7 +105,7 @@ impl Detector {
         {
             return;
         }
-        let engine = Engine::new(self.pieces, Thresholds::default(), CallWindows::default());
+        let engine = solids.of(self.pieces);
         let at: Vec<(usize, usize)> = per_region
             .iter()
             .enumerate()
@@ -134,7 +152,7 @@ impl Detector {
                 k,
                 &leaning_on,
                 &others,
-                &engine,
+                engine,
                 depth,
             ) {
                 per_region[r][k] = tipped;
@@ -411,6 +429,7 @@ mod tests {
     fn a_reading_that_leans_a_piece_into_the_piece_under_a_tip_is_not_borne_out() {
         let detector = Detector::new(crate::ColorModel::default());
         let engine = Engine::default();
+        let solids = Solids::default();
         let (leaner, support) = leaning_on_large(&engine, 0.6, 0.5);
         let piece = |size: Size, resting: Resting, pose: Isometry3<f64>| Detection {
             color: Color::Yellow,
@@ -438,12 +457,12 @@ mod tests {
             "drawn resting: {:.2} mm in",
             depth(0.0)
         );
-        assert!(!detector.tilted_into(&leaning_into(0.0), &base));
+        assert!(!detector.tilted_into(&leaning_into(0.0), &base, &solids));
         assert!(depth(8.0) > OVERLAP_MM, "slid in: {:.2} mm in", depth(8.0));
-        assert!(detector.tilted_into(&leaning_into(8.0), &base));
+        assert!(detector.tilted_into(&leaning_into(8.0), &base, &solids));
         let lying = [piece(Size::Medium, Resting::Flat, slid(8.0))];
-        assert!(!detector.tilted_into(&lying, &base));
-        assert!(!detector.tilted_into(&leaning_into(8.0), &[]));
+        assert!(!detector.tilted_into(&lying, &base, &solids));
+        assert!(!detector.tilted_into(&leaning_into(8.0), &[], &solids));
     }
 
     /// A medium leaning on a large that holds it up, tipped `tilt` (radians) towards `heading`.
@@ -515,7 +534,7 @@ mod tests {
             })
             .collect();
         assert_eq!(per_region.len(), 2, "one region each");
-        detector.lean_overlapping(&camera, &regions, &mut per_region);
+        detector.lean_overlapping(&camera, &regions, &mut per_region, &Solids::default());
         per_region
             .into_iter()
             .flatten()
