@@ -372,9 +372,11 @@ fn note_tipped(scene: &mut Scene, tipped: &[Option<Tipped>]) {
 }
 
 /// A judgment call on each pair of pieces read more than [`OVERLAP_MM`] into each other, neither
-/// in the other's cavity (as a piece stacked on a tip or nested is): no table holds two pieces
-/// in one place, so one of the two at least is read wrong, and the Master is asked to look at
-/// both. The margin is how far past the threshold (negative).
+/// in the other's cavity (as a piece stacked on a tip or nested is) nor in one tower or nest
+/// with it (two up a tower, the top's solid reaches into the bottom's through the middle's
+/// cavity): no table holds two pieces in one place, so one of the two at least is read wrong,
+/// and the Master is asked to look at both. The margin is how far past the threshold
+/// (negative).
 fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
     let pieces = &scene.pieces;
     for koan in &mut scene.koans {
@@ -384,7 +386,11 @@ fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
                     (r.fully_inserted || r.entirely_inside)
                         && ((r.inner, r.outer) == (a, b) || (r.inner, r.outer) == (b, a))
                 })
-            })
+            }) || koan
+                .towers
+                .iter()
+                .chain(&koan.nests)
+                .any(|chain| chain.contains(&a) && chain.contains(&b))
         };
         let mut calls = Vec::new();
         for (k, &a) in koan.pieces.iter().enumerate() {
@@ -575,6 +581,20 @@ mod tests {
             Piece::new(1, Color::Red, Size::Small, top),
         ]);
         assert!(tower.is_empty(), "{tower:?}");
+        // Two up, the small's solid reaches 2 mm and more into the bottom medium's, through the
+        // middle piece's cavity, as in any tower of three.
+        let middle = placer
+            .on_tip(Size::Medium, &medium, Size::Medium)
+            .expect("a medium rests on a medium");
+        let top = placer
+            .on_tip(Size::Medium, &middle, Size::Small)
+            .expect("a small rests on a medium");
+        let tower_of_three = calls_of(vec![
+            Piece::new(0, Color::Yellow, Size::Medium, medium),
+            Piece::new(1, Color::Green, Size::Medium, middle),
+            Piece::new(2, Color::Yellow, Size::Small, top),
+        ]);
+        assert!(tower_of_three.is_empty(), "{tower_of_three:?}");
         let side_by_side = calls_of(vec![
             Piece::new(0, Color::Red, Size::Large, large),
             Piece::new(1, Color::Red, Size::Medium, placer.upright(40.0, 0.0, 0.3)),
