@@ -63,7 +63,7 @@ pub fn unsteady_readings(
 }
 
 /// A piece in words: colour, size, orientation, and raised where it is.
-fn reading(piece: &Piece) -> String {
+pub(crate) fn reading(piece: &Piece) -> String {
     let orientation = piece
         .attributes
         .as_ref()
