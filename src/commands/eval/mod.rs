@@ -10,7 +10,9 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use koanscope_eval::{Count, RelationScore, compare_found, found_koans_of, koans_marked_otherwise};
+use koanscope_eval::{
+    Count, RelationScore, compare_found, compare_marks, found_koans_of, koans_marked_otherwise,
+};
 use koanscope_geometry::Engine;
 use koanscope_rules::{Library, LibraryRule, mark_scene};
 use koanscope_scene::{KoanId, Mark, Piece, PieceId, Scene};
@@ -66,7 +68,10 @@ struct Figures {
     /// The same over the koans that hide no piece: what a camera can be held to (no frame
     /// shows a piece nested out of sight).
     beginner_marks_nothing_hidden: f64,
-    /// The same per rule (library name).
+    /// Marks of the truth less the pieces no frame shows, against the truth's (all rules): the
+    /// most any reading of the frames can agree.
+    beginner_marks_seen_truth: f64,
+    /// Marks agreeing per rule (library name).
     beginner_marks_per_rule: BTreeMap<String, f64>,
     /// Hidden nested pieces whose container was flagged as possibly hiding one.
     hidden_flagged: f64,
@@ -84,6 +89,7 @@ struct Figures {
     relation_counts: RelationScore,
     mark_counts: BTreeMap<String, Count>,
     mark_counts_nothing_hidden: Count,
+    mark_counts_seen_truth: Count,
     hidden_counts: Count,
     flag_counts: Count,
     lift_advice_counts: LiftAdvice,
@@ -117,6 +123,9 @@ struct Tallies {
     marks: BTreeMap<String, Count>,
     /// All beginner rules together, over the true koans that hide no piece.
     marks_nothing_hidden: Count,
+    /// All beginner rules together, for the truth less its hidden pieces: the most any reading of
+    /// what the frames show can agree.
+    marks_seen_truth: Count,
     /// Per hidden true piece: its container was flagged.
     hidden: Count,
     /// Per flagged piece: it hides one.
@@ -132,6 +141,7 @@ impl Tallies {
             self.marks.entry(rule.clone()).or_default().merge(*count);
         }
         self.marks_nothing_hidden.merge(other.marks_nothing_hidden);
+        self.marks_seen_truth.merge(other.marks_seen_truth);
         self.hidden.merge(other.hidden);
         self.flags.merge(other.flags);
         self.lift_advice.merge(other.lift_advice);
@@ -189,6 +199,7 @@ fn figures(setup: &str, scenes: usize, t: &Tallies) -> Figures {
         grouping: t.relations.grouping.rate(),
         beginner_marks: t.all_marks().rate(),
         beginner_marks_nothing_hidden: t.marks_nothing_hidden.rate(),
+        beginner_marks_seen_truth: t.marks_seen_truth.rate(),
         beginner_marks_per_rule: t.marks.iter().map(|(r, c)| (r.clone(), c.rate())).collect(),
         hidden_flagged: t.hidden.rate(),
         flags_hiding: t.flags.rate(),
@@ -199,6 +210,7 @@ fn figures(setup: &str, scenes: usize, t: &Tallies) -> Figures {
         relation_counts: t.relations.clone(),
         mark_counts: t.marks.clone(),
         mark_counts_nothing_hidden: t.marks_nothing_hidden,
+        mark_counts_seen_truth: t.marks_seen_truth,
         hidden_counts: t.hidden,
         flag_counts: t.flags,
         lift_advice_counts: t.lift_advice,
@@ -354,6 +366,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 relations: compare_found(&truth_scene, found, &pairs, &hidden),
                 marks: BTreeMap::new(),
                 marks_nothing_hidden: Count::default(),
+                marks_seen_truth: Count::default(),
                 hidden: Count::default(),
                 flags: Count::default(),
                 lift_advice: LiftAdvice::default(),
@@ -416,12 +429,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .filter_map(|p| p.koan)
                 .collect();
             let hidden_pieces = engine.hidden_pieces(found);
+            // The truth as a perfect reading of the frame has it: without the pieces no frame
+            // shows, through the same engine.
+            let mut seen_truth = Scene::from_pieces(
+                truth_scene
+                    .pieces
+                    .iter()
+                    .filter(|p| !hidden.contains(&p.id))
+                    .map(|p| Piece::new(p.id, p.color, p.size, p.table_from_piece))
+                    .collect(),
+            );
+            engine.derive(&mut seen_truth);
+            let seen_pairs: Vec<(PieceId, PieceId)> =
+                seen_truth.pieces.iter().map(|p| (p.id, p.id)).collect();
             // The rules under which each true koan is marked otherwise, for --explain.
             let mut otherwise: BTreeMap<KoanId, Vec<&str>> = BTreeMap::new();
             for rule in &rules {
                 let (truth_marks, found_marks) = (marks(rule, &truth_scene)?, marks(rule, found)?);
                 let koans =
                     koans_marked_otherwise(&truth_scene, found, &pairs, &truth_marks, &found_marks);
+                scene_tallies.marks_seen_truth.merge(compare_marks(
+                    &truth_scene,
+                    &seen_truth,
+                    &seen_pairs,
+                    &truth_marks,
+                    &marks(rule, &seen_truth)?,
+                ));
                 let mut advised: BTreeSet<KoanId> = BTreeSet::new();
                 for h in &hidden_pieces {
                     let Some(k) = h.scene.piece(h.under).and_then(|p| p.koan) else {
@@ -571,6 +604,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             a.said.total,
             a.hiding.agree,
             a.hiding.total
+        );
+        let c = &all.mark_counts_seen_truth;
+        say!(
+            "beginner marks of the truth less the pieces no frame shows (the most a reading can agree): {:.1}% ({}/{})",
+            100.0 * all.beginner_marks_seen_truth,
+            c.agree,
+            c.total
         );
         let w = &all.relation_counts.warned;
         say!(
