@@ -618,8 +618,8 @@ mod tests {
             Piece::new(1, Color::Red, Size::Small, top),
         ]);
         assert!(tower.is_empty(), "{tower:?}");
-        // Two up, the small's solid reaches 2 mm and more into the bottom medium's, through the
-        // middle piece's cavity, as in any tower of three.
+        // Two up, the small's solid reaches 11 mm into the bottom medium's, through the middle
+        // piece's cavity, as in any tower of three.
         let middle = placer
             .on_tip(Size::Medium, &medium, Size::Medium)
             .expect("a medium rests on a medium");
