@@ -156,6 +156,18 @@ impl Tallies {
     }
 }
 
+/// The scene of these pieces' poses alone (their ids, colours and sizes kept), derived by the
+/// engine: relations, koans and marks as the engine has them, nothing the document said.
+fn derived_from_poses<'a>(engine: &Engine, pieces: impl Iterator<Item = &'a Piece>) -> Scene {
+    let mut scene = Scene::from_pieces(
+        pieces
+            .map(|p| Piece::new(p.id, p.color, p.size, p.table_from_piece))
+            .collect(),
+    );
+    engine.derive(&mut scene);
+    scene
+}
+
 /// The library's rules for beginners (the booklet's fifteen), in library order.
 fn beginner_rules() -> anyhow::Result<Vec<LibraryRule>> {
     let library = Library::builtin().context("reading the rule library")?;
@@ -335,16 +347,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             // The truth's poses through the same geometry engine: relations, koans and marks
             // measure what vision got wrong, not how the dataset's own grouping differs.
-            let mut truth_scene = Scene::from_json_str(&truth_text)
-                .with_context(|| format!("reading {}", truth_path.display()))?;
-            truth_scene = Scene::from_pieces(
-                truth_scene
+            let truth_scene = derived_from_poses(
+                &engine,
+                Scene::from_json_str(&truth_text)
+                    .with_context(|| format!("reading {}", truth_path.display()))?
                     .pieces
-                    .iter()
-                    .map(|p| Piece::new(p.id, p.color, p.size, p.table_from_piece))
-                    .collect(),
+                    .iter(),
             );
-            engine.derive(&mut truth_scene);
             anyhow::ensure!(
                 truth_scene.pieces.len() == truth.len(),
                 "{}: the pieces do not read alike twice",
@@ -431,15 +440,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let hidden_pieces = engine.hidden_pieces(found);
             // The truth as a perfect reading of the frame has it: without the pieces no frame
             // shows, through the same engine.
-            let mut seen_truth = Scene::from_pieces(
+            let seen_truth = derived_from_poses(
+                &engine,
                 truth_scene
                     .pieces
                     .iter()
-                    .filter(|p| !hidden.contains(&p.id))
-                    .map(|p| Piece::new(p.id, p.color, p.size, p.table_from_piece))
-                    .collect(),
+                    .filter(|p| !hidden.contains(&p.id)),
             );
-            engine.derive(&mut seen_truth);
             let seen_pairs: Vec<(PieceId, PieceId)> =
                 seen_truth.pieces.iter().map(|p| (p.id, p.id)).collect();
             // The rules under which each true koan is marked otherwise, for --explain.
