@@ -382,7 +382,7 @@ fn note_tipped(scene: &mut Scene, tipped: &[Option<Tipped>]) {
 fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
     let pieces = &scene.pieces;
     for koan in &mut scene.koans {
-        let in_cavity = |a: PieceId, b: PieceId| {
+        let may_share_space = |a: PieceId, b: PieceId| {
             koan.relations_detail.as_ref().is_some_and(|detail| {
                 detail.inserted.iter().any(|r| {
                     (r.fully_inserted || r.entirely_inside)
@@ -403,7 +403,7 @@ fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
                 ) else {
                     continue;
                 };
-                if in_cavity(a, b) {
+                if may_share_space(a, b) {
                     continue;
                 }
                 let depth = engine.solid_overlap(pa, pb);
