@@ -656,7 +656,9 @@ impl Detector {
         let resting = if supports.is_empty() || best.0.iter().any(|d| d.resting.on_pieces()) {
             Vec::new()
         } else {
-            self.explain_resting(cache, region, camera, supports)
+            let mut resting = self.explain_resting(cache, region, camera, supports);
+            resting.extend(self.bridges_over_own_posts(cache, region, camera, supports, &best.0));
+            resting
         };
         std::iter::once(best).chain(resting).collect()
     }

@@ -13,6 +13,13 @@
 //! was unless the flat one is then read across the tips. Once the bridge rests on it, the post
 //! stays standing when its region is read again (re-read over the bridge like any other, with
 //! what the bridge hides of it counted against it, it lay down again under a raised bridge).
+//!
+//! A post of the bridge's own colour shares its region. The tips a region is read over come
+//! from other regions, and within a region a piece's tip holds only pieces fitted after it:
+//! the post explains less of the region than the bridge, so the greedy order fits the bridge
+//! first, with one tip to lie across. Read over another region's tip, a region is offered too
+//! the readings that fit one of its upright pieces first and lay a piece across its tip and
+//! that one.
 
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
@@ -94,6 +101,51 @@ impl Detector {
                 (score, h)
             })
             .max_by(|p, q| p.0.total_cmp(&q.0))
+    }
+
+    /// Readings of a region that fit one of its upright pieces (of `reading`) first and lay a
+    /// piece of its colour across that piece's tip and one of `supports` (another region's),
+    /// then the rest: the post's own tip holds only pieces fitted after it (see the module).
+    pub(super) fn bridges_over_own_posts(
+        &self,
+        cache: &FitCache,
+        region: &Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        reading: &[Detection],
+    ) -> Vec<Reading> {
+        let largest = self.dims(Size::Large);
+        let price = self.params.min_region_px as f64;
+        let prefix = cache.prefix(region, region_key(region));
+        let mut readings = Vec::new();
+        for post in reading.iter().filter(|d| d.resting == Resting::Upright) {
+            let tip = apex_of(post, &self.pieces);
+            // Only a post within a bridge's reach of another tip (see `usual_candidates`).
+            let spans = supports.iter().any(|s| {
+                (s.z - tip.z).abs() <= 12.0 && (s.xy() - tip.xy()).norm() <= largest.height_mm
+            });
+            if !spans {
+                continue;
+            }
+            let post_score = self.explained_px(&overlap(&prefix, &post.outline_px));
+            let (rest_region, rest_supports) = self.after(region, supports, post);
+            for (rest, rest_score) in
+                self.explain_resting(cache, &rest_region, camera, &rest_supports)
+            {
+                // The bridge is what lies across; a bigger piece beside it, read after it, means
+                // the bridge only fills a gap that piece left (a small laid over a post's tip).
+                let Some(bridge) = rest.first().filter(|d| d.resting == Resting::Bridging) else {
+                    continue;
+                };
+                if rest[1..].iter().any(|d| d.size > bridge.size) {
+                    continue;
+                }
+                let mut found = vec![post.clone()];
+                found.extend(rest);
+                readings.push((found, post_score - price + rest_score));
+            }
+        }
+        readings
     }
 
     /// Stands up, under each piece lying flat on the table, the pieces alone in their regions
@@ -333,5 +385,94 @@ mod tests {
             .collect();
         assert_eq!(red_now, vec![Resting::Upright], "the red post after");
         assert_eq!(stood.len(), 1);
+    }
+
+    /// Dev D2 scene 0: a red large lying across a red medium post and a blue medium one. The
+    /// red post shares the bridge's region, and a first reading of it as the large standing
+    /// with the post beside it leaves the bridge only the blue tip. Read again over that tip,
+    /// the region offers the bridge across both, resting where it lies.
+    #[test]
+    fn a_bridge_is_offered_across_its_own_colours_post_and_another_tip() {
+        let camera = table_camera();
+        let detector = Detector::new(crate::ColorModel::default());
+        let (medium, large) = (detector.dims(Size::Medium), detector.dims(Size::Large));
+        let post = |x: f64, yaw: f64| Hypothesis {
+            size: Size::Medium,
+            resting: Resting::Upright,
+            x,
+            y: 120.0,
+            yaw,
+            tilt: 0.0,
+            lift: 0.0,
+        };
+        let (red_post, blue_post) = (post(-12.0, 0.2), post(12.0, 0.6));
+        let bridge = Hypothesis {
+            size: Size::Large,
+            resting: Resting::Bridging,
+            x: 0.0,
+            y: 120.0,
+            yaw: FRAC_PI_2,
+            tilt: flat_tilt(&large),
+            lift: medium.height_mm,
+        };
+        let frame = draw_pieces(
+            &camera,
+            &[
+                (Color::Red, Size::Medium, detector.pose(&red_post)),
+                (Color::Blue, Size::Medium, detector.pose(&blue_post)),
+                (Color::Red, Size::Large, detector.pose(&bridge)),
+            ],
+        )
+        .expect("drawn");
+        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
+        let regions = regions(&seg, &detector.params, 40).expect("regions");
+        let red = regions
+            .iter()
+            .find(|r| r.color == Color::Red)
+            .expect("a red region");
+        let blue_tip = apex_of(
+            &detector
+                .detection(Color::Blue, &camera, &blue_post, 1.0)
+                .expect("blue post in view"),
+            &detector.pieces,
+        );
+        // The first reading: the large standing where the bridge is seen, the post beside it.
+        let standing = Hypothesis {
+            resting: Resting::Upright,
+            tilt: 0.0,
+            lift: 0.0,
+            yaw: 0.4,
+            ..bridge
+        };
+        let first: Vec<Detection> = [standing, red_post]
+            .iter()
+            .filter_map(|h| detector.detection(Color::Red, &camera, h, 1.0))
+            .collect();
+        let offered = detector.bridges_over_own_posts(
+            &FitCache::default(),
+            red,
+            &camera,
+            &[blue_tip],
+            &first,
+        );
+        let across = offered
+            .iter()
+            .filter_map(|(found, _)| found.get(1))
+            .find(|d| d.size == Size::Large)
+            .expect("a large bridge offered across the red post and the blue tip");
+        let at = across.table_from_piece.translation.vector;
+        let truth = detector.pose(&bridge).translation.vector;
+        assert!(
+            (at - truth).norm() < 3.0,
+            "the bridge lies {:.1} mm from where it is",
+            (at - truth).norm()
+        );
+        // Without another tip in reach, the post holds no bridge of its own colour.
+        let far = Point3::new(blue_tip.x + 80.0, blue_tip.y, blue_tip.z);
+        assert!(
+            detector
+                .bridges_over_own_posts(&FitCache::default(), red, &camera, &[far], &first)
+                .is_empty()
+        );
     }
 }
