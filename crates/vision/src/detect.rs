@@ -224,6 +224,9 @@ const FINE_FROM_MM: f64 = 1.5;
 /// The pattern search stops once its step is this short, mm.
 const FINEST_STEP_MM: f64 = 0.15;
 
+/// The tips a bridge lies across may differ in height by this much (about one size).
+const POSTS_DIFFER_MM: f64 = 12.0;
+
 /// Where only the best of several fits goes on (tilted pieces, tower bases), this many best
 /// coarse fits take the fine steps.
 const BEST_FINISHED: usize = 2;
@@ -1329,7 +1332,7 @@ impl Detector {
                 for (i, a) in supports.iter().enumerate() {
                     for b in &supports[i + 1..] {
                         let span = (a.xy() - b.xy()).norm();
-                        if (a.z - b.z).abs() > 12.0
+                        if (a.z - b.z).abs() > POSTS_DIFFER_MM
                             || span > dims.height_mm
                             || span < dims.base_mm / 2.0
                         {

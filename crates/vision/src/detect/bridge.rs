@@ -125,7 +125,8 @@ impl Detector {
             let tip = apex_of(post, &self.pieces);
             // Only a post within a bridge's reach of another tip (see `usual_candidates`).
             let spans = supports.iter().any(|s| {
-                (s.z - tip.z).abs() <= 12.0 && (s.xy() - tip.xy()).norm() <= largest.height_mm
+                (s.z - tip.z).abs() <= POSTS_DIFFER_MM
+                    && (s.xy() - tip.xy()).norm() <= largest.height_mm
             });
             if !spans {
                 continue;
