@@ -37,6 +37,7 @@ mod hidden_base;
 mod leaning;
 mod overlapping;
 mod same_colour;
+mod turned_flat;
 
 pub(crate) use overlapping::OVERLAP_MM;
 use overlapping::Solids;
@@ -881,6 +882,9 @@ impl Detector {
                 .next()
             {
                 pieces[i] = better;
+            }
+            if let Some(turned) = self.turned_flat(&alone, camera, &pieces[i]) {
+                pieces[i] = turned;
             }
         }
         // Drop, one at a time, pieces whose own pixels (under no other piece) are too few.
