@@ -850,8 +850,9 @@ impl Detector {
     }
 
     /// Fits each piece of a region again with the others in place (the greedy order fitted the
-    /// first ones against pixels that belong to later ones), then drops pieces that explain
-    /// too little on their own.
+    /// first ones against pixels that belong to later ones), and each piece lying flat from
+    /// yaws turned well off its own (see `detect/turned_flat.rs`), then drops pieces that
+    /// explain too little on their own.
     fn polish(
         &self,
         cache: &FitCache,
@@ -862,6 +863,12 @@ impl Detector {
         mut pieces: Vec<Detection>,
     ) -> Vec<Detection> {
         if pieces.len() < 2 {
+            // Nothing to fit again with others in place, but a piece lying flat may be turned.
+            if let [piece] = pieces.as_mut_slice()
+                && let Some(turned) = self.turned_flat(region, camera, piece)
+            {
+                *piece = turned;
+            }
             return pieces;
         }
         for i in 0..pieces.len() {
