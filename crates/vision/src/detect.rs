@@ -37,7 +37,7 @@ mod hidden_base;
 mod leaning;
 mod overlapping;
 mod same_colour;
-mod turned_flat;
+mod turned;
 
 pub(crate) use overlapping::OVERLAP_MM;
 use overlapping::Solids;
@@ -339,6 +339,12 @@ struct Freedom {
 const ACROSS_TABLE: Freedom = Freedom {
     first_step_mm: 4.0,
     tilt: false,
+};
+
+/// The same for a leaning or upside-down piece, its tilt free as well.
+const ACROSS_TABLE_TILTING: Freedom = Freedom {
+    first_step_mm: 4.0,
+    tilt: true,
 };
 
 /// Finds pieces in frames from one calibrated camera.
@@ -850,9 +856,9 @@ impl Detector {
     }
 
     /// Fits each piece of a region again with the others in place (the greedy order fitted the
-    /// first ones against pixels that belong to later ones), and each piece lying flat from
-    /// yaws turned well off its own (see `detect/turned_flat.rs`), then drops pieces that
-    /// explain too little on their own.
+    /// first ones against pixels that belong to later ones), and each piece lying flat or
+    /// tilted from yaws turned well off its own (see `detect/turned.rs`), then drops pieces
+    /// that explain too little on their own.
     fn polish(
         &self,
         cache: &FitCache,
@@ -863,9 +869,9 @@ impl Detector {
         mut pieces: Vec<Detection>,
     ) -> Vec<Detection> {
         if pieces.len() < 2 {
-            // Nothing to fit again with others in place, but a piece lying flat may be turned.
+            // Nothing to fit again with others in place, but the piece may be turned.
             if let [piece] = pieces.as_mut_slice()
-                && let Some(turned) = self.turned_flat(region, camera, piece)
+                && let Some(turned) = self.turned(region, camera, piece)
             {
                 *piece = turned;
             }
@@ -890,7 +896,7 @@ impl Detector {
             {
                 pieces[i] = better;
             }
-            if let Some(turned) = self.turned_flat(&alone, camera, &pieces[i]) {
+            if let Some(turned) = self.turned(&alone, camera, &pieces[i]) {
                 pieces[i] = turned;
             }
         }
@@ -1466,10 +1472,7 @@ impl Detector {
         centre_px: &Point2<f64>,
     ) -> Option<(f64, Hypothesis)> {
         use std::f64::consts::TAU;
-        let free_tilt = Freedom {
-            first_step_mm: 4.0,
-            tilt: true,
-        };
+        let free_tilt = ACROSS_TABLE_TILTING;
         // The best yaw of each size and starting tilt, each taking coarse steps: an upside-down
         // piece's seed can score far below a leaning one's and still end best.
         let mut seeds: Vec<(f64, Hypothesis)> = Vec::new();
