@@ -111,16 +111,7 @@ mod tests {
             tilt: flat_tilt(&small),
             lift: 0.0,
         };
-        let frame = draw_pieces(
-            &camera,
-            &[(Color::Yellow, Size::Small, detector.pose(&truth))],
-        )
-        .expect("drawn");
-        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
-        let regions = regions(&seg, &detector.params, 40).expect("regions");
-        let [region] = regions.as_slice() else {
-            panic!("one region, not {}", regions.len());
-        };
+        let region = &drawn_alone(&detector, &camera, Color::Yellow, &truth);
         let read = |h: &Hypothesis| {
             detector
                 .detection(Color::Yellow, &camera, h, 0.8)
@@ -133,12 +124,8 @@ mod tests {
         let back = detector
             .turned(region, &camera, &turned_away)
             .expect("turned back");
-        let off = (yaw_on_table(&back.table_from_piece) - truth.yaw).rem_euclid(TAU);
-        assert!(
-            off.min(TAU - off) < 5_f64.to_radians(),
-            "{} deg off",
-            off.to_degrees()
-        );
+        let off = yaw_off_deg(&back, truth.yaw);
+        assert!(off < 5.0, "{off} deg off");
         let centroid = back.table_from_piece * centroid_piece(&small);
         assert!(
             (centroid.xy() - Point2::new(truth.x, truth.y)).norm() < 1.5,
@@ -165,12 +152,8 @@ mod tests {
         let [piece] = polished.as_slice() else {
             panic!("one piece, not {}", polished.len());
         };
-        let off = (yaw_on_table(&piece.table_from_piece) - truth.yaw).rem_euclid(TAU);
-        assert!(
-            off.min(TAU - off) < 5_f64.to_radians(),
-            "polished {} deg off",
-            off.to_degrees()
-        );
+        let off = yaw_off_deg(piece, truth.yaw);
+        assert!(off < 5.0, "polished {off} deg off");
     }
 
     /// A medium leaning at 50 deg, read turned 150 deg from its true yaw, is turned back with
@@ -188,16 +171,7 @@ mod tests {
             tilt: 50_f64.to_radians(),
             lift: 0.0,
         };
-        let frame = draw_pieces(
-            &camera,
-            &[(Color::Red, Size::Medium, detector.pose(&truth))],
-        )
-        .expect("drawn");
-        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
-        let regions = regions(&seg, &detector.params, 40).expect("regions");
-        let [region] = regions.as_slice() else {
-            panic!("one region, not {}", regions.len());
-        };
+        let region = &drawn_alone(&detector, &camera, Color::Red, &truth);
         let turned_away = detector
             .detection(
                 Color::Red,
@@ -212,12 +186,8 @@ mod tests {
         let back = detector
             .turned(region, &camera, &turned_away)
             .expect("turned back");
-        let off = (yaw_on_table(&back.table_from_piece) - truth.yaw).rem_euclid(TAU);
-        assert!(
-            off.min(TAU - off) < 5_f64.to_radians(),
-            "{} deg off",
-            off.to_degrees()
-        );
+        let off = yaw_off_deg(&back, truth.yaw);
+        assert!(off < 5.0, "{off} deg off");
         let tilt = tilt_on_table(&back.table_from_piece);
         assert!(
             (tilt - truth.tilt).abs() < 5_f64.to_radians(),
@@ -243,5 +213,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The one region a piece drawn alone at `h` makes.
+    fn drawn_alone(detector: &Detector, camera: &Camera, color: Color, h: &Hypothesis) -> Region {
+        let frame = draw_pieces(camera, &[(color, h.size, detector.pose(h))]).expect("drawn");
+        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
+        let mut regions = regions(&seg, &detector.params, 40).expect("regions");
+        assert_eq!(regions.len(), 1, "one region");
+        regions.remove(0)
+    }
+
+    /// How far a piece's yaw is from `yaw`, degrees.
+    fn yaw_off_deg(piece: &Detection, yaw: f64) -> f64 {
+        let off = (yaw_on_table(&piece.table_from_piece) - yaw).rem_euclid(TAU);
+        off.min(TAU - off).to_degrees()
     }
 }
