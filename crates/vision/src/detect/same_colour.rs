@@ -8,6 +8,7 @@
 //! Where no rim shows (a red small on a red medium, its faces dark), the outline may read the
 //! tower as one piece lying flat; the faces' shading then tells (see [`crate::shading`]).
 
+use super::turned::on_table_hypothesis;
 use super::*;
 use crate::rim::rim_evidence;
 
@@ -103,7 +104,9 @@ impl Detector {
                 continue;
             }
             let prefix = Prefix::new(region);
-            let flat_h = flat_hypothesis(flat, &self.dims(flat.size));
+            let Some(flat_h) = on_table_hypothesis(flat, &self.dims(flat.size)) else {
+                continue;
+            };
             let flat_px = self.score(&prefix, camera, &flat_h).0;
             // A piece that explains its region all but perfectly needs no tower.
             if flat_px >= NEARLY_PERFECT * region.target_px() {
@@ -200,22 +203,6 @@ impl Detector {
                     .is_some_and(|e| e.ratio() >= RIM_RATIO)
             })
             .collect()
-    }
-}
-
-/// The search's hypothesis for a piece found lying flat, of `dims`.
-fn flat_hypothesis(d: &Detection, dims: &PyramidDims) -> Hypothesis {
-    let centroid = d.table_from_piece * centroid_piece(dims);
-    // Lying flat is a yaw about z after a tilt about x: the piece's x axis stays level.
-    let x_axis = d.table_from_piece.rotation * nalgebra::Vector3::x();
-    Hypothesis {
-        size: d.size,
-        resting: Resting::Flat,
-        x: centroid.x,
-        y: centroid.y,
-        yaw: x_axis.y.atan2(x_axis.x),
-        tilt: flat_tilt(dims),
-        lift: 0.0,
     }
 }
 

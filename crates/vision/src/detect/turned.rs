@@ -31,22 +31,13 @@ impl Detector {
         camera: &Camera,
         piece: &Detection,
     ) -> Option<Detection> {
-        let (tilt, freedom) = match piece.resting {
-            Resting::Flat => (flat_tilt(&self.dims(piece.size)), ACROSS_TABLE),
-            Resting::Tilted => (tilt_on_table(&piece.table_from_piece), ACROSS_TABLE_TILTING),
+        let freedom = match piece.resting {
+            Resting::Flat => ACROSS_TABLE,
+            Resting::Tilted => ACROSS_TABLE_TILTING,
             _ => return None,
         };
-        let centroid = piece.table_from_piece * centroid_piece(&self.dims(piece.size));
-        let yaw = yaw_on_table(&piece.table_from_piece);
-        let own = Hypothesis {
-            size: piece.size,
-            resting: piece.resting,
-            x: centroid.x,
-            y: centroid.y,
-            yaw,
-            tilt,
-            lift: 0.0,
-        };
+        let own = on_table_hypothesis(piece, &self.dims(piece.size))?;
+        let yaw = own.yaw;
         let prefix = Prefix::new(alone);
         let own_score = self.score(&prefix, camera, &own).0;
         let (score, turned) = TURNS_DEG
@@ -74,11 +65,31 @@ impl Detector {
     }
 }
 
+/// The search's hypothesis for a piece found lying flat or tilted on the table, of `dims`: its
+/// centroid, and the yaw and tilt [`pose_on_table`] was given; `None` for one resting otherwise.
+pub(super) fn on_table_hypothesis(d: &Detection, dims: &PyramidDims) -> Option<Hypothesis> {
+    let tilt = match d.resting {
+        Resting::Flat => flat_tilt(dims),
+        Resting::Tilted => tilt_on_table(&d.table_from_piece),
+        _ => return None,
+    };
+    let centroid = d.table_from_piece * centroid_piece(dims);
+    Some(Hypothesis {
+        size: d.size,
+        resting: d.resting,
+        x: centroid.x,
+        y: centroid.y,
+        yaw: yaw_on_table(&d.table_from_piece),
+        tilt,
+        lift: 0.0,
+    })
+}
+
 /// The yaw [`pose_on_table`] was given for a pose: it turns the piece's x axis, which the tilt
-/// leaves alone.
+/// (about that axis) leaves level.
 fn yaw_on_table(table_from_piece: &Isometry3<f64>) -> f64 {
-    let rotation = table_from_piece.rotation.to_rotation_matrix();
-    rotation[(1, 0)].atan2(rotation[(0, 0)])
+    let x_axis = table_from_piece.rotation * nalgebra::Vector3::x();
+    x_axis.y.atan2(x_axis.x)
 }
 
 /// The tilt [`pose_on_table`] was given for a pose: the yaw leaves the third row of its
