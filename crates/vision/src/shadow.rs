@@ -2,8 +2,8 @@
 //! shadow is strong enough to pass for plastic, the fit explains it with a piece. What gives it
 //! away is that it is darker than the table (it is a shadow) and, in colour, far paler than the
 //! plastic itself: light filtered once through a wall tints the wood less than the plastic looks.
-//! A piece is measured against the most strongly coloured piece of its colour in the same frame,
-//! so the table's light and cloth set the scale, not a constant.
+//! A piece is measured against the most strongly coloured piece of its colour in the same frame
+//! that could have cast it, so the table's light and cloth set the scale, not a constant.
 
 use koanscope_scene::Color;
 
@@ -15,6 +15,14 @@ use crate::stats::median;
 
 /// Pixels of its own colour a piece needs under it to set the scale of its colour.
 const REFERENCE_MIN_PX: usize = 100;
+
+/// A tinted shadow lies within the shadow of the piece whose plastic tints it: no farther from
+/// that piece than this (mm on the table; the shadow of a large under a light 20 deg over the
+/// table). A pale piece farther from every piece of its colour cannot be one. On the rendered
+/// sets the shadows read as pieces lay 12-46 mm from the piece that cast them; seen from
+/// straight above, an upright green small shows only its steep sides, half as coloured as a green
+/// medium lying flat in the sun 190 mm away, and was taken for a shadow.
+const TINT_REACH_MM: f64 = 120.0;
 
 /// A faint tinted shadow, darker than the table but not by `shadow_dark_ratio`, is told by its
 /// tint alone: a piece not lit brighter than the table with at most this share of the chroma
@@ -83,9 +91,9 @@ fn tint_of(seg: &Segmentation, model: &ColorModel, piece: &Detection) -> Tint {
 
 /// The pieces less those that are tinted shadows: darker than the table (below
 /// `shadow_dark_ratio` of its lightness, in median) and with at most `pale_share` of the chroma
-/// difference of the most strongly coloured piece of their colour, or darker at all and with at
-/// most [`FAINT_SHADOW_SHARE`] of it; `shadow_dark_ratio` is the colour model's. Black pieces
-/// have no tint, and pieces on a table of their own hue none to tell.
+/// difference of the most strongly coloured piece of their colour within [`TINT_REACH_MM`], or
+/// darker at all and with at most [`FAINT_SHADOW_SHARE`] of it; `shadow_dark_ratio` is the colour
+/// model's. Black pieces have no tint, and pieces on a table of their own hue none to tell.
 pub(crate) fn without_tinted_shadows(
     seg: &Segmentation,
     model: &ColorModel,
@@ -94,11 +102,17 @@ pub(crate) fn without_tinted_shadows(
 ) -> Vec<Detection> {
     let shadow_dark_ratio = model.shadow_dark_ratio;
     let tints: Vec<Tint> = found.iter().map(|d| tint_of(seg, model, d)).collect();
-    let strongest = |color: Color| {
+    let on_table = |d: &Detection| d.table_from_piece.translation.vector.xy();
+    // The most strongly coloured piece of `piece`'s colour that could have cast it.
+    let strongest = |piece: &Detection| {
         found
             .iter()
             .zip(&tints)
-            .filter(|(d, t)| d.color == color && t.pixels >= REFERENCE_MIN_PX)
+            .filter(|(d, t)| {
+                d.color == piece.color
+                    && t.pixels >= REFERENCE_MIN_PX
+                    && (on_table(d) - on_table(piece)).norm() <= TINT_REACH_MM
+            })
             .map(|(_, t)| t.chroma_difference)
             .fold(0.0, f64::max)
     };
@@ -106,7 +120,7 @@ pub(crate) fn without_tinted_shadows(
         .iter()
         .zip(&tints)
         .filter(|(d, t)| {
-            let share = t.chroma_difference / strongest(d.color).max(f64::EPSILON);
+            let share = t.chroma_difference / strongest(d).max(f64::EPSILON);
             d.color == Color::Black
                 || t.on_own_hue
                 || t.lightness >= 1.0
@@ -148,6 +162,12 @@ mod tests {
     /// A red large upright, and beside it a patch of the given colour (BGR) where a shadow
     /// would fall; each as a detection of a red piece.
     fn piece_and_patch(patch_bgr: [f64; 3]) -> (Segmentation, Vec<Detection>) {
+        piece_and_patch_at(patch_bgr, 0.0)
+    }
+
+    /// [`piece_and_patch`] with the patch `shift_px` further left, each detection placed on the
+    /// table where its outline lies.
+    fn piece_and_patch_at(patch_bgr: [f64; 3], shift_px: f64) -> (Segmentation, Vec<Detection>) {
         let camera = table_camera();
         let models = PieceModels::default();
         let pose = Placer::default().upright(0.0, 80.0, 0.3);
@@ -158,7 +178,7 @@ mod tests {
         let top = outline.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
         let patch: Vec<Point2<f64>> = [(-40.0, 10.0), (-8.0, 10.0), (-8.0, 40.0), (-40.0, 40.0)]
             .iter()
-            .map(|(dx, dy)| Point2::new(left + dx, top + dy))
+            .map(|(dx, dy)| Point2::new(left + dx - shift_px, top + dy))
             .collect();
         let mut polygons = Vector::<Vector<Point>>::new();
         polygons.push(
@@ -170,9 +190,21 @@ mod tests {
         let [b, g, r] = patch_bgr;
         imgproc::fill_poly_def(&mut frame, &polygons, Scalar::new(b, g, r, 0.0)).unwrap();
         let seg = segment(&frame, &ColorModel::default()).unwrap();
+        let on_table = |outline: &[Point2<f64>]| {
+            let centre =
+                outline.iter().fold(Point2::origin(), |c, p| c + p.coords) / outline.len() as f64;
+            let at = camera.pixel_to_table_plane(&centre, 0.0).unwrap();
+            Isometry3::translation(at.x, at.y, 0.0)
+        };
         let found = vec![
-            detection(Color::Red, Size::Large, outline),
-            detection(Color::Red, Size::Small, patch),
+            Detection {
+                table_from_piece: on_table(&outline),
+                ..detection(Color::Red, Size::Large, outline)
+            },
+            Detection {
+                table_from_piece: on_table(&patch),
+                ..detection(Color::Red, Size::Small, patch)
+            },
         ];
         (seg, found)
     }
@@ -190,6 +222,26 @@ mod tests {
         let kept = without_tinted_shadows(&seg, &ColorModel::default(), found, 0.6);
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].size, Size::Large, "the piece stays");
+    }
+
+    #[test]
+    fn a_pale_red_patch_darker_than_the_table_far_from_every_red_piece_is_a_piece() {
+        // The patch of the test above, moved across the table: no red piece near enough to
+        // have cast it (an upright piece seen from straight above shows only its steep sides,
+        // half as coloured as a piece lying in the sun elsewhere).
+        let (seg, found) = piece_and_patch_at([50.0, 60.0, 140.0], 300.0);
+        let gap = (found[0].table_from_piece.translation.vector
+            - found[1].table_from_piece.translation.vector)
+            .norm();
+        assert!(gap > TINT_REACH_MM, "{gap} mm apart");
+        assert!(
+            tint_of(&seg, &ColorModel::default(), &found[1]).pixels > 900,
+            "the patch reads as red"
+        );
+        assert_eq!(
+            without_tinted_shadows(&seg, &ColorModel::default(), found, 0.6).len(),
+            2
+        );
     }
 
     #[test]
