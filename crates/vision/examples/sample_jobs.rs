@@ -10,7 +10,8 @@
 //! ```
 //!
 //! `cargo run -p koanscope-vision --example sample_jobs -- OUT` then `tools/render/render_all OUT`;
-//! with `-- OUT --holdout`, the same tables in other setups (see `holdout_setups`).
+//! with `-- OUT --holdout`, the same tables in other setups (see `holdout_setups`); with
+//! `-- OUT --cameras`, from camera poses neither shows (see `camera_setups`).
 
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
@@ -129,6 +130,51 @@ fn holdout_setups() -> Vec<Setup> {
             table: "slate",
             light: json!({"lamps": [{"at_mm": [-200.0, 100.0, 450.0], "size_mm": 60.0, "colour": [1.0, 0.95, 0.88], "watts": 4.0}],
                           "world_colour": [0.9, 0.9, 0.95], "world_strength": 0.25}),
+        },
+    ]
+}
+
+/// The same tables seen from camera poses that neither the samples, the holdout nor the dev
+/// dataset show (`scripts/holdout --cameras`), on tables and lights they do: a webcam straight
+/// over the table (upright and upside-down pieces show nearly the same outline), one low over
+/// its edge, one twice as far (pieces half the pixels), and one close and turned on its axis.
+fn camera_setups() -> Vec<Setup> {
+    vec![
+        Setup {
+            name: "C1",
+            eye: Point3::new(115.0, 35.0, 560.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: 0.0,
+            table: "oak",
+            light: json!({"sun_elevation_deg": 55.0, "sun_azimuth_deg": 200.0, "sun_strength": 2.6, "world_strength": 0.4}),
+        },
+        Setup {
+            name: "C2",
+            eye: Point3::new(-380.0, -300.0, 330.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: 0.0,
+            table: "felt",
+            light: json!({"lamps": [
+                {"at_mm": [300.0, -200.0, 600.0], "size_mm": 200.0, "colour": [1.0, 0.93, 0.85], "watts": 5.0}],
+                "world_colour": [0.9, 0.9, 0.95], "world_strength": 0.3}),
+        },
+        Setup {
+            name: "C3",
+            eye: Point3::new(520.0, -460.0, 820.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: -0.02,
+            table: "linen",
+            light: json!({"sun_elevation_deg": 40.0, "sun_azimuth_deg": 110.0, "sun_strength": 2.2, "world_strength": 0.45}),
+        },
+        Setup {
+            name: "C4",
+            eye: Point3::new(110.0, -190.0, 320.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: 0.35,
+            table: "walnut",
+            light: json!({"lamps": [
+                {"at_mm": [-100.0, -150.0, 500.0], "size_mm": 150.0, "colour": [1.0, 0.9, 0.8], "watts": 4.0}],
+                "world_colour": [0.9, 0.9, 0.9], "world_strength": 0.25}),
         },
     ]
 }
@@ -328,9 +374,14 @@ fn job(
 fn main() {
     let mut args = std::env::args().skip(1);
     let out = PathBuf::from(args.next().unwrap_or_else(|| "sample_images".into()));
-    // The samples show each setup three of the four tables; the holdout shows every table.
-    let holdout = args.next().as_deref() == Some("--holdout");
-    let all_setups = if holdout { holdout_setups() } else { setups() };
+    // The samples show each setup three of the four tables; the holdouts show every table.
+    let which = args.next();
+    let holdout = matches!(which.as_deref(), Some("--holdout" | "--cameras"));
+    let all_setups = match which.as_deref() {
+        Some("--holdout") => holdout_setups(),
+        Some("--cameras") => camera_setups(),
+        _ => setups(),
+    };
     let tables = tables();
     for (si, setup) in all_setups.iter().enumerate() {
         let camera_from_table = camera_from_table(setup.eye, setup.target, setup.roll);
