@@ -137,7 +137,8 @@ fn holdout_setups() -> Vec<Setup> {
 /// The same tables seen from camera poses that neither the samples, the holdout nor the dev
 /// dataset show (`scripts/holdout --cameras`), on tables and lights they do: a webcam straight
 /// over the table (upright and upside-down pieces show nearly the same outline), one low over
-/// its edge, one twice as far (pieces half the pixels), and one close and turned on its axis.
+/// its edge, one twice as far (pieces half the pixels), one close and turned on its axis, and
+/// two high over the table (72 and 78 deg down) between the dev set's poses and straight over.
 fn camera_setups() -> Vec<Setup> {
     vec![
         Setup {
@@ -175,6 +176,22 @@ fn camera_setups() -> Vec<Setup> {
             light: json!({"lamps": [
                 {"at_mm": [-100.0, -150.0, 500.0], "size_mm": 150.0, "colour": [1.0, 0.9, 0.8], "watts": 4.0}],
                 "world_colour": [0.9, 0.9, 0.9], "world_strength": 0.25}),
+        },
+        Setup {
+            name: "C5",
+            eye: Point3::new(100.0, -117.0, 560.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: 0.0,
+            table: "oak",
+            light: json!({"sun_elevation_deg": 55.0, "sun_azimuth_deg": 200.0, "sun_strength": 2.6, "world_strength": 0.4}),
+        },
+        Setup {
+            name: "C6",
+            eye: Point3::new(184.0, -19.0, 560.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: 0.0,
+            table: "felt",
+            light: json!({"sun_elevation_deg": 50.0, "sun_azimuth_deg": 120.0, "sun_strength": 2.4, "world_strength": 0.45}),
         },
     ]
 }
