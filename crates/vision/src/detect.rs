@@ -1992,3 +1992,16 @@ fn with_others_explained(region: &Region, pieces: &[Detection], k: usize) -> Reg
 fn apex_of(d: &Detection, pieces: &PieceModels) -> Point3<f64> {
     Placer::new(*pieces).apex(d.size, &d.table_from_piece)
 }
+
+/// The regions of a frame drawn with `pieces` (each colour, size and pose), as the fit's
+/// stages meet them: for their tests.
+#[cfg(test)]
+fn drawn_regions(
+    detector: &Detector,
+    camera: &Camera,
+    pieces: &[(Color, Size, Isometry3<f64>)],
+) -> Vec<Region> {
+    let frame = crate::render::draw_pieces(camera, pieces).expect("drawn");
+    let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
+    regions(&seg, &detector.params, 40).expect("regions")
+}

@@ -296,7 +296,7 @@ fn touches_box(outline: &[Point2<f64>], region: &Region, margin: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{draw_pieces, table_camera};
+    use crate::render::table_camera;
     use koanscope_scene::Color;
 
     /// Dev D3 scene 3: a yellow medium lying across a yellow small post and a red small one.
@@ -327,17 +327,15 @@ mod tests {
             tilt: flat_tilt(&medium),
             lift: small.height_mm,
         };
-        let frame = draw_pieces(
+        let regions = drawn_regions(
+            &detector,
             &camera,
             &[
                 (Color::Yellow, Size::Small, detector.pose(&yellow_post)),
                 (Color::Red, Size::Small, detector.pose(&red_post)),
                 (Color::Yellow, Size::Medium, detector.pose(&bridge)),
             ],
-        )
-        .expect("drawn");
-        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
-        let regions = regions(&seg, &detector.params, 40).expect("regions");
+        );
         let yellow: Vec<usize> = (0..regions.len())
             .filter(|&r| regions[r].color == Color::Yellow)
             .collect();
@@ -419,17 +417,15 @@ mod tests {
             tilt: flat_tilt(&large),
             lift: medium.height_mm,
         };
-        let frame = draw_pieces(
+        let regions = drawn_regions(
+            &detector,
             &camera,
             &[
                 (Color::Red, Size::Medium, detector.pose(&red_post)),
                 (Color::Blue, Size::Medium, detector.pose(&blue_post)),
                 (Color::Red, Size::Large, detector.pose(&bridge)),
             ],
-        )
-        .expect("drawn");
-        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
-        let regions = regions(&seg, &detector.params, 40).expect("regions");
+        );
         let red = regions
             .iter()
             .find(|r| r.color == Color::Red)

@@ -395,7 +395,7 @@ pub(super) fn inside(outline: &[Point2<f64>], px: &Point2<f64>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{draw_pieces, table_camera};
+    use crate::render::table_camera;
     use koanscope_scene::Color;
 
     /// Two medium posts with a large piece lying across their tips, drawn, then read as the fit
@@ -429,7 +429,8 @@ mod tests {
             post(Size::Medium, 11.0, 0.5),
         );
         let medium_tip = detector.dims(Size::Medium).height_mm;
-        let frame = draw_pieces(
+        let regions = drawn_regions(
+            &detector,
             &camera,
             &[
                 (Color::Red, Size::Medium, detector.pose(&red)),
@@ -440,10 +441,7 @@ mod tests {
                     detector.pose(&bridge_at(medium_tip)),
                 ),
             ],
-        )
-        .expect("drawn");
-        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
-        let regions = regions(&seg, &detector.params, 40).expect("regions");
+        );
         let black_tip = detector.dims(black_read).height_mm;
         let read = [
             (Color::Red, red),

@@ -323,7 +323,7 @@ impl Detector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{draw_pieces, table_camera};
+    use crate::render::table_camera;
     use koanscope_geometry::Placer;
     use koanscope_scene::Color;
     use std::f64::consts::FRAC_PI_2;
@@ -510,16 +510,14 @@ mod tests {
         lying: &Hypothesis,
     ) -> Detection {
         let camera = table_camera();
-        let frame = draw_pieces(
+        let regions = drawn_regions(
+            detector,
             &camera,
             &[
                 (Color::Black, Size::Medium, drawn_black),
                 (Color::Red, Size::Large, support),
             ],
-        )
-        .expect("drawn");
-        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
-        let regions = regions(&seg, &detector.params, 40).expect("regions");
+        );
         let upright = detector
             .detection(Color::Red, &camera, &pose_hypothesis(&support), 1.0)
             .expect("in view");

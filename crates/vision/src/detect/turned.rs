@@ -102,7 +102,7 @@ fn tilt_on_table(table_from_piece: &Isometry3<f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{draw_pieces, table_camera};
+    use crate::render::table_camera;
     use std::f64::consts::TAU;
 
     /// A yellow small lying flat, read turned 140 deg from its true yaw (as a shared region's
@@ -228,9 +228,7 @@ mod tests {
 
     /// The one region a piece drawn alone at `h` makes.
     fn drawn_alone(detector: &Detector, camera: &Camera, color: Color, h: &Hypothesis) -> Region {
-        let frame = draw_pieces(camera, &[(color, h.size, detector.pose(h))]).expect("drawn");
-        let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
-        let mut regions = regions(&seg, &detector.params, 40).expect("regions");
+        let mut regions = drawn_regions(detector, camera, &[(color, h.size, detector.pose(h))]);
         assert_eq!(regions.len(), 1, "one region");
         regions.remove(0)
     }
