@@ -618,7 +618,13 @@ impl Detector {
         // Two pieces cannot be in one place: a piece read lying into another leans on it.
         self.lean_overlapping(camera, regions, &mut per_region, &solids);
         let found = per_region.into_iter().flatten().collect();
-        let found = without_tinted_shadows(seg, &self.colors, found, self.params.pale_shadow_share);
+        let found = without_tinted_shadows(
+            seg,
+            &self.colors,
+            &self.pieces,
+            found,
+            self.params.pale_shadow_share,
+        );
         let found = without_cast_shadows(
             seg,
             camera,

@@ -2,13 +2,16 @@
 //! shadow is strong enough to pass for plastic, the fit explains it with a piece. What gives it
 //! away is that it is darker than the table (it is a shadow) and, in colour, far paler than the
 //! plastic itself: light filtered once through a wall tints the wood less than the plastic looks.
-//! A piece is measured against the most strongly coloured piece of its colour in the same frame
-//! that could have cast it, so the table's light and cloth set the scale, not a constant.
+//! A piece is measured against the most strongly coloured piece of its colour in the same frame,
+//! so the table's light and cloth set the scale, not a constant; and only where another piece
+//! of its colour stands near enough for its shadow to reach it.
 
+use koanscope_geometry::PieceModels;
 use koanscope_scene::Color;
 
 use crate::color::ColorModel;
 use crate::detect::Detection;
+use crate::pose::vertices_piece;
 use crate::region::for_each_run;
 use crate::segment::Segmentation;
 use crate::stats::median;
@@ -16,13 +19,18 @@ use crate::stats::median;
 /// Pixels of its own colour a piece needs under it to set the scale of its colour.
 const REFERENCE_MIN_PX: usize = 100;
 
-/// A tinted shadow lies within the shadow of the piece whose plastic tints it: no farther from
-/// that piece than this (mm on the table; the shadow of a large under a light 20 deg over the
-/// table). A pale piece farther from every piece of its colour cannot be one. On the rendered
-/// sets the shadows read as pieces lay 12-46 mm from the piece that cast them; seen from
-/// straight above, an upright green small shows only its steep sides, half as coloured as a green
-/// medium lying flat in the sun 190 mm away, and was taken for a shadow.
-const TINT_REACH_MM: f64 = 120.0;
+/// A tinted shadow lies within the shadow of the piece whose plastic tints it, and a shadow
+/// reaches no farther from its piece than the piece's top's height over the table over the
+/// tangent of the light's height: lights over a table stand at least this high (degrees over
+/// the table top). A pale piece farther from every piece of its colour cannot be one. On the
+/// rendered sets the shadows read as pieces lay 12-46 mm from the piece that cast them. Seen
+/// from straight above, an upright green small shows only its steep sides, half as coloured as
+/// a green medium lying in the sun 190 mm away, and was taken for a shadow; seen from 78 deg
+/// down, the yellow medium in the middle of a tower shows a shaded band 0.6 as coloured as a
+/// yellow small lying in the sun 108 mm away, whose top, 14 mm over the table, throws its shadow
+/// 38 mm beyond it. The scale is still the most coloured piece anywhere: the red medium whose
+/// shadow dev D1 scene 5 shows stands on its apex and looks nearly as pale as its shadow.
+const LOWEST_LIGHT_DEG: f64 = 20.0;
 
 /// A faint tinted shadow, darker than the table but not by `shadow_dark_ratio`, is told by its
 /// tint alone: a piece not lit brighter than the table with at most this share of the chroma
@@ -89,52 +97,88 @@ fn tint_of(seg: &Segmentation, model: &ColorModel, piece: &Detection) -> Tint {
     }
 }
 
+/// How far from where `caster` stands on the table (its frame's origin) a piece read in its
+/// shadow may stand: as far as the shadow of its top reaches, plus how far each of the two
+/// pieces spreads from its own origin.
+fn tint_reach_mm(pieces: &PieceModels, caster: &Detection, shade: &Detection) -> f64 {
+    // The table-frame corners of a piece: the highest one, and the farthest from its origin.
+    let spread = |d: &Detection| {
+        vertices_piece(&pieces.dims(d.size))
+            .iter()
+            .map(|v| d.table_from_piece * v)
+            .fold((0.0_f64, 0.0_f64), |(top, far), v| {
+                let from = (v - d.table_from_piece * nalgebra::Point3::origin())
+                    .xy()
+                    .norm();
+                (top.max(v.z), far.max(from))
+            })
+    };
+    let (top, caster_far) = spread(caster);
+    let (_, shade_far) = spread(shade);
+    top / LOWEST_LIGHT_DEG.to_radians().tan() + caster_far + shade_far
+}
+
 /// The pieces less those that are tinted shadows: darker than the table (below
 /// `shadow_dark_ratio` of its lightness, in median) and with at most `pale_share` of the chroma
-/// difference of the most strongly coloured piece of their colour within [`TINT_REACH_MM`], or
-/// darker at all and with at most [`FAINT_SHADOW_SHARE`] of it; `shadow_dark_ratio` is the colour
-/// model's. Black pieces have no tint, and pieces on a table of their own hue none to tell.
+/// difference of the most strongly coloured piece of their colour in the frame, or darker at all
+/// and with at most [`FAINT_SHADOW_SHARE`] of it, where another piece of their colour stands near
+/// enough for its shadow to reach them (see [`LOWEST_LIGHT_DEG`]); `shadow_dark_ratio` is the
+/// colour model's. Black pieces have no tint, and pieces on a table of their own hue none to tell.
 pub(crate) fn without_tinted_shadows(
     seg: &Segmentation,
     model: &ColorModel,
+    pieces: &PieceModels,
     found: Vec<Detection>,
     pale_share: f64,
 ) -> Vec<Detection> {
     let shadow_dark_ratio = model.shadow_dark_ratio;
     let tints: Vec<Tint> = found.iter().map(|d| tint_of(seg, model, d)).collect();
     let on_table = |d: &Detection| d.table_from_piece.translation.vector.xy();
-    // The most strongly coloured piece of `piece`'s colour that could have cast it.
-    let strongest = |piece: &Detection| {
+    let references = || {
         found
             .iter()
             .zip(&tints)
-            .filter(|(d, t)| {
-                d.color == piece.color
-                    && t.pixels >= REFERENCE_MIN_PX
-                    && (on_table(d) - on_table(piece)).norm() <= TINT_REACH_MM
-            })
-            .map(|(_, t)| t.chroma_difference)
+            .enumerate()
+            .filter(|(_, (_, t))| t.pixels >= REFERENCE_MIN_PX)
+    };
+    // How coloured the plastic of piece k's colour looks under this light: its most strongly
+    // coloured piece anywhere in the frame.
+    let strongest = |k: usize| {
+        references()
+            .filter(|(_, (d, _))| d.color == found[k].color)
+            .map(|(_, (_, t))| t.chroma_difference)
             .fold(0.0, f64::max)
+    };
+    // Another piece of piece k's colour whose shadow may reach it.
+    let caster_near = |k: usize| {
+        let shade = &found[k];
+        references().any(|(j, (d, _))| {
+            j != k
+                && d.color == shade.color
+                && (on_table(d) - on_table(shade)).norm() <= tint_reach_mm(pieces, d, shade)
+        })
     };
     found
         .iter()
         .zip(&tints)
-        .filter(|(d, t)| {
-            let share = t.chroma_difference / strongest(d).max(f64::EPSILON);
+        .enumerate()
+        .filter(|&(k, (d, t))| {
+            let share = t.chroma_difference / strongest(k).max(f64::EPSILON);
             d.color == Color::Black
                 || t.on_own_hue
                 || t.lightness >= 1.0
+                || !caster_near(k)
                 || share > FAINT_SHADOW_SHARE && t.lightness >= shadow_dark_ratio
                 || share > pale_share
         })
-        .map(|(d, _)| d.clone())
+        .map(|(_, (d, _))| d.clone())
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pose::{Resting, silhouette};
+    use crate::pose::{Resting, flat_tilt, pose_on_table, silhouette};
     use crate::render::{draw_pieces, table_camera};
     use crate::segment::segment;
     use koanscope_geometry::{PieceModels, Placer};
@@ -219,7 +263,13 @@ mod tests {
             tint_of(&seg, &ColorModel::default(), &found[1]).pixels > 900,
             "the patch reads as red"
         );
-        let kept = without_tinted_shadows(&seg, &ColorModel::default(), found, 0.6);
+        let kept = without_tinted_shadows(
+            &seg,
+            &ColorModel::default(),
+            &PieceModels::default(),
+            found,
+            0.6,
+        );
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].size, Size::Large, "the piece stays");
     }
@@ -230,17 +280,64 @@ mod tests {
         // have cast it (an upright piece seen from straight above shows only its steep sides,
         // half as coloured as a piece lying in the sun elsewhere).
         let (seg, found) = piece_and_patch_at([50.0, 60.0, 140.0], 300.0);
+        let models = PieceModels::default();
         let gap = (found[0].table_from_piece.translation.vector
             - found[1].table_from_piece.translation.vector)
             .norm();
-        assert!(gap > TINT_REACH_MM, "{gap} mm apart");
+        let reach = tint_reach_mm(&models, &found[0], &found[1]);
+        assert!(
+            gap > reach,
+            "{gap} mm apart, the large's shadow reaches {reach} mm"
+        );
         assert!(
             tint_of(&seg, &ColorModel::default(), &found[1]).pixels > 900,
             "the patch reads as red"
         );
         assert_eq!(
-            without_tinted_shadows(&seg, &ColorModel::default(), found, 0.6).len(),
+            without_tinted_shadows(&seg, &ColorModel::default(), &models, found, 0.6).len(),
             2
+        );
+    }
+
+    #[test]
+    fn a_pale_red_patch_beyond_the_shadow_of_a_piece_lying_flat_is_a_piece() {
+        // The same pale patch, as far from the red piece as an upright large's shadow reaches
+        // and a small lying flat's does not. Read as the large, the patch may be its shadow;
+        // read as the small (the piece looks as coloured either way), it is a piece: the band
+        // of a tower's middle piece, pale in shade, beside a small lying in the sun.
+        let (seg, found) = piece_and_patch_at([50.0, 60.0, 140.0], 100.0);
+        let models = PieceModels::default();
+        let small = models.dims(Size::Small);
+        let at = found[0].table_from_piece.translation.vector;
+        let lying_small = Detection {
+            size: Size::Small,
+            resting: Resting::Flat,
+            table_from_piece: pose_on_table(&small, flat_tilt(&small), at.x, at.y, 0.0),
+            ..found[0].clone()
+        };
+        let gap = (lying_small.table_from_piece.translation.vector
+            - found[1].table_from_piece.translation.vector)
+            .xy()
+            .norm();
+        let (far, near) = (
+            tint_reach_mm(&models, &found[0], &found[1]),
+            tint_reach_mm(&models, &lying_small, &found[1]),
+        );
+        assert!(
+            near < gap && gap < far,
+            "{gap} mm apart; reaches {near} and {far} mm"
+        );
+        let model = ColorModel::default();
+        assert_eq!(
+            without_tinted_shadows(&seg, &model, &models, found.clone(), 0.6).len(),
+            1,
+            "beside the upright large"
+        );
+        let beside_small = vec![lying_small, found[1].clone()];
+        assert_eq!(
+            without_tinted_shadows(&seg, &model, &models, beside_small, 0.6).len(),
+            2,
+            "beside the small lying flat"
         );
     }
 
@@ -255,7 +352,13 @@ mod tests {
             (0.85..1.0).contains(&tint.lightness),
             "as dark as a faint shadow: {tint:?}"
         );
-        let kept = without_tinted_shadows(&seg, &ColorModel::default(), found, 0.6);
+        let kept = without_tinted_shadows(
+            &seg,
+            &ColorModel::default(),
+            &PieceModels::default(),
+            found,
+            0.6,
+        );
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].size, Size::Large, "the piece stays");
     }
@@ -305,7 +408,10 @@ mod tests {
             "on a grey table it would be read as a faint shadow: {faint:?} {strong:?}"
         );
         assert!(faint.on_own_hue && strong.on_own_hue);
-        assert_eq!(without_tinted_shadows(&seg, &model, found, 0.6).len(), 2);
+        assert_eq!(
+            without_tinted_shadows(&seg, &model, &PieceModels::default(), found, 0.6).len(),
+            2
+        );
     }
 
     #[test]
@@ -316,7 +422,14 @@ mod tests {
             "the patch reads as red"
         );
         assert_eq!(
-            without_tinted_shadows(&seg, &ColorModel::default(), found, 0.6).len(),
+            without_tinted_shadows(
+                &seg,
+                &ColorModel::default(),
+                &PieceModels::default(),
+                found,
+                0.6
+            )
+            .len(),
             2
         );
     }
@@ -329,7 +442,14 @@ mod tests {
             "the patch reads as red"
         );
         assert_eq!(
-            without_tinted_shadows(&seg, &ColorModel::default(), found, 0.6).len(),
+            without_tinted_shadows(
+                &seg,
+                &ColorModel::default(),
+                &PieceModels::default(),
+                found,
+                0.6
+            )
+            .len(),
             2
         );
     }
