@@ -203,6 +203,17 @@ mod tests {
         }
     }
 
+    /// The pieces the shipped colour and piece models keep as no tinted shadows.
+    fn kept_of(seg: &Segmentation, found: Vec<Detection>) -> Vec<Detection> {
+        without_tinted_shadows(
+            seg,
+            &ColorModel::default(),
+            &PieceModels::default(),
+            found,
+            0.6,
+        )
+    }
+
     /// A red large upright, and beside it a patch of the given colour (BGR) where a shadow
     /// would fall; each as a detection of a red piece.
     fn piece_and_patch(patch_bgr: [f64; 3]) -> (Segmentation, Vec<Detection>) {
@@ -263,13 +274,7 @@ mod tests {
             tint_of(&seg, &ColorModel::default(), &found[1]).pixels > 900,
             "the patch reads as red"
         );
-        let kept = without_tinted_shadows(
-            &seg,
-            &ColorModel::default(),
-            &PieceModels::default(),
-            found,
-            0.6,
-        );
+        let kept = kept_of(&seg, found);
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].size, Size::Large, "the piece stays");
     }
@@ -293,10 +298,7 @@ mod tests {
             tint_of(&seg, &ColorModel::default(), &found[1]).pixels > 900,
             "the patch reads as red"
         );
-        assert_eq!(
-            without_tinted_shadows(&seg, &ColorModel::default(), &models, found, 0.6).len(),
-            2
-        );
+        assert_eq!(kept_of(&seg, found).len(), 2);
     }
 
     #[test]
@@ -327,15 +329,14 @@ mod tests {
             near < gap && gap < far,
             "{gap} mm apart; reaches {near} and {far} mm"
         );
-        let model = ColorModel::default();
         assert_eq!(
-            without_tinted_shadows(&seg, &model, &models, found.clone(), 0.6).len(),
+            kept_of(&seg, found.clone()).len(),
             1,
             "beside the upright large"
         );
         let beside_small = vec![lying_small, found[1].clone()];
         assert_eq!(
-            without_tinted_shadows(&seg, &model, &models, beside_small, 0.6).len(),
+            kept_of(&seg, beside_small).len(),
             2,
             "beside the small lying flat"
         );
@@ -352,13 +353,7 @@ mod tests {
             (0.85..1.0).contains(&tint.lightness),
             "as dark as a faint shadow: {tint:?}"
         );
-        let kept = without_tinted_shadows(
-            &seg,
-            &ColorModel::default(),
-            &PieceModels::default(),
-            found,
-            0.6,
-        );
+        let kept = kept_of(&seg, found);
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].size, Size::Large, "the piece stays");
     }
@@ -408,10 +403,7 @@ mod tests {
             "on a grey table it would be read as a faint shadow: {faint:?} {strong:?}"
         );
         assert!(faint.on_own_hue && strong.on_own_hue);
-        assert_eq!(
-            without_tinted_shadows(&seg, &model, &PieceModels::default(), found, 0.6).len(),
-            2
-        );
+        assert_eq!(kept_of(&seg, found).len(), 2);
     }
 
     #[test]
@@ -421,17 +413,7 @@ mod tests {
             tint_of(&seg, &ColorModel::default(), &found[1]).pixels > 900,
             "the patch reads as red"
         );
-        assert_eq!(
-            without_tinted_shadows(
-                &seg,
-                &ColorModel::default(),
-                &PieceModels::default(),
-                found,
-                0.6
-            )
-            .len(),
-            2
-        );
+        assert_eq!(kept_of(&seg, found).len(), 2);
     }
 
     #[test]
@@ -441,16 +423,6 @@ mod tests {
             tint_of(&seg, &ColorModel::default(), &found[1]).pixels > 900,
             "the patch reads as red"
         );
-        assert_eq!(
-            without_tinted_shadows(
-                &seg,
-                &ColorModel::default(),
-                &PieceModels::default(),
-                found,
-                0.6
-            )
-            .len(),
-            2
-        );
+        assert_eq!(kept_of(&seg, found).len(), 2);
     }
 }
