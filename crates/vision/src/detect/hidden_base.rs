@@ -311,7 +311,7 @@ impl Detector {
         let (gain, h) = self.standing_under(
             camera,
             region,
-            post,
+            Some(post),
             bridge,
             &sizes,
             Some(Point2::new(at.x, at.y)),
@@ -327,12 +327,13 @@ impl Detector {
     /// The best upright piece of one of `sizes` in a post's region, with what the piece over it
     /// (`over`) hides of it taken out of the region (free, as a tower's base behind its top),
     /// standing near `at` (table frame; `None`: under the middle of what shows of it); and how
-    /// much better it explains the region so than the post as it was read (negative: worse).
+    /// much better it explains the region so than the post as it was read (negative: worse;
+    /// against nothing where the region was read as none).
     pub(super) fn standing_under(
         &self,
         camera: &Camera,
         region: &Region,
-        post: &Detection,
+        post: Option<&Detection>,
         over: &Detection,
         sizes: &[Size],
         at: Option<Point2<f64>>,
@@ -340,7 +341,9 @@ impl Detector {
         let mut free = region.clone();
         hidden_by(&mut free, &over.outline_px);
         let prefix = Prefix::new(&free);
-        let was = self.explained_px(&overlap(&prefix, &post.outline_px));
+        let was = post.map_or(0.0, |post| {
+            self.explained_px(&overlap(&prefix, &post.outline_px))
+        });
         let at = match at {
             Some(at) => at,
             None => camera
@@ -351,12 +354,25 @@ impl Detector {
             first_step_mm: 2.0,
             tilt: false,
         };
+        // Where nothing was read, the sliver a post shows places it only roughly: seeds
+        // around that place too, 4 mm apart (a silhouette that misses the sliver scores the
+        // same wherever it is, and the search would not leave it).
+        let offsets: &[f64] = match post {
+            Some(_) => &[0.0],
+            None => &[-8.0, -4.0, 0.0, 4.0, 8.0],
+        };
+        let score = |h: &Hypothesis| self.score(&prefix, camera, h).0;
         let (score, h, _) = sizes
             .iter()
-            .map(|&size| {
-                let score = |h: &Hypothesis| self.score(&prefix, camera, h).0;
-                let seed = best_upright_yaw(size, at.x, at.y, score);
-                pattern_search(seed, nudge, FINEST_STEP_MM, score)
+            .filter_map(|&size| {
+                let seed = offsets
+                    .iter()
+                    .flat_map(|&dx| offsets.iter().map(move |&dy| (dx, dy)))
+                    .map(|(dx, dy)| best_upright_yaw(size, at.x + dx, at.y + dy, score))
+                    .map(|h| (score(&h), h))
+                    .max_by(|a, b| a.0.total_cmp(&b.0))?
+                    .1;
+                Some(pattern_search(seed, nudge, FINEST_STEP_MM, score))
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))?;
         Some((score - was, h))
