@@ -163,13 +163,13 @@ impl Detector {
         readings
     }
 
-    /// Stands up, under each piece lying flat on the table, the pieces alone in their regions
-    /// that are read lying down or leaning but explain their region nearly as well standing
-    /// with their tips hidden by it, and beside a post read standing one region read as no
-    /// piece that a standing piece so explains half of, where that gives the flat piece two
-    /// tips to lie across.
-    /// Returns what to undo where the flat piece is not then read across them
-    /// ([`Detector::sit_posts_back_down`]).
+    /// Stands up, under each piece lying flat on the table (or read leaning: seen end-on from
+    /// low down, a bridge shows its open base as a leaning piece would), the pieces alone in
+    /// their regions that are read lying down or leaning but explain their region nearly as
+    /// well standing with their tips hidden by it, and beside a post read standing one region
+    /// read as no piece that a standing piece so explains half of, where that gives the flat
+    /// piece two tips to lie across. Returns what to undo where the flat piece is not then read
+    /// across them ([`Detector::sit_posts_back_down`]).
     pub(super) fn stand_posts_under_flats(
         &self,
         camera: &Camera,
@@ -180,7 +180,9 @@ impl Detector {
         let mut stood = Vec::new();
         for q in 0..regions.len() {
             for flat in per_region[q].clone() {
-                if flat.resting != Resting::Flat || flat.size == Size::Small {
+                if !matches!(flat.resting, Resting::Flat | Resting::Tilted)
+                    || flat.size == Size::Small
+                {
                     continue;
                 }
                 // A post of the flat piece's own colour shares its region.
@@ -347,6 +349,16 @@ mod tests {
         red_read: Option<Resting>,
         yellow_post_read: bool,
     ) -> (Vec<(Resting, Size)>, usize) {
+        posts_under_a_yellow_bridge_read(red_read, yellow_post_read, Resting::Flat)
+    }
+
+    /// [`posts_under_a_yellow_bridge`] with the bridge read `bridge_read`: lying flat, or
+    /// (`Resting::Tilted`) propped 15° up off lying.
+    fn posts_under_a_yellow_bridge_read(
+        red_read: Option<Resting>,
+        yellow_post_read: bool,
+        bridge_read: Resting,
+    ) -> (Vec<(Resting, Size)>, usize) {
         let camera = table_camera();
         let detector = Detector::new(crate::ColorModel::default());
         let (small, medium) = (detector.dims(Size::Small), detector.dims(Size::Medium));
@@ -393,10 +405,16 @@ mod tests {
         let on_table = camera
             .pixel_to_table_plane(&bridge_seen.image_xy, medium.height_mm / 4.0)
             .expect("on the table");
+        let propped = if bridge_read == Resting::Tilted {
+            15f64.to_radians()
+        } else {
+            0.0
+        };
         let flat = Hypothesis {
-            resting: Resting::Flat,
+            resting: bridge_read,
             x: on_table.x,
             y: on_table.y,
+            tilt: flat_tilt(&medium) - propped,
             lift: 0.0,
             ..bridge
         };
@@ -465,6 +483,21 @@ mod tests {
             "no other post: the red sliver stays unread"
         );
         assert_eq!(stood, 0);
+    }
+
+    /// Seen end-on from low down, a bridge lying across two posts is read as a piece leaning,
+    /// its open base to the camera (camera holdout C2, 30° down): its posts are tried standing
+    /// under it as under one read lying flat.
+    #[test]
+    fn a_post_under_a_piece_read_leaning_stands_too() {
+        let (red_now, stood) =
+            posts_under_a_yellow_bridge_read(Some(Resting::Flat), true, Resting::Tilted);
+        assert_eq!(
+            red_now,
+            vec![(Resting::Upright, Size::Small)],
+            "the red post after"
+        );
+        assert_eq!(stood, 1);
     }
 
     /// Dev D2 scene 0: a red large lying across a red medium post and a blue medium one. The
