@@ -454,13 +454,11 @@ mod tests {
     /// tip is the bridge's second.
     #[test]
     fn a_post_read_lying_stands_where_the_other_post_shares_the_bridges_colour() {
-        let (red_now, stood) = posts_under_a_yellow_bridge(Some(Resting::Flat), true);
         assert_eq!(
-            red_now,
-            vec![(Resting::Upright, Size::Small)],
-            "the red post after"
+            posts_under_a_yellow_bridge(Some(Resting::Flat), true),
+            (vec![(Resting::Upright, Size::Small)], 1),
+            "the red post after, and the posts stood"
         );
-        assert_eq!(stood, 1);
     }
 
     /// Seen from high above, a post may show only a sliver under the bridge, and its region is
@@ -469,20 +467,16 @@ mod tests {
     /// lone sliver holds no bridge and stays unread.
     #[test]
     fn an_unread_sliver_under_a_flat_piece_stands_as_the_second_post() {
-        let (red_now, stood) = posts_under_a_yellow_bridge(None, true);
         assert_eq!(
-            red_now,
-            vec![(Resting::Upright, Size::Small)],
-            "the red post after"
+            posts_under_a_yellow_bridge(None, true),
+            (vec![(Resting::Upright, Size::Small)], 1),
+            "the red post after, and the posts stood"
         );
-        assert_eq!(stood, 1);
-        let (red_now, stood) = posts_under_a_yellow_bridge(None, false);
         assert_eq!(
-            red_now,
-            vec![],
+            posts_under_a_yellow_bridge(None, false),
+            (vec![], 0),
             "no other post: the red sliver stays unread"
         );
-        assert_eq!(stood, 0);
     }
 
     /// Seen end-on from low down, a bridge lying across two posts is read as a piece leaning,
@@ -490,14 +484,11 @@ mod tests {
     /// under it as under one read lying flat.
     #[test]
     fn a_post_under_a_piece_read_leaning_stands_too() {
-        let (red_now, stood) =
-            posts_under_a_yellow_bridge_read(Some(Resting::Flat), true, Resting::Tilted);
         assert_eq!(
-            red_now,
-            vec![(Resting::Upright, Size::Small)],
-            "the red post after"
+            posts_under_a_yellow_bridge_read(Some(Resting::Flat), true, Resting::Tilted),
+            (vec![(Resting::Upright, Size::Small)], 1),
+            "the red post after, and the posts stood"
         );
-        assert_eq!(stood, 1);
     }
 
     /// Dev D2 scene 0: a red large lying across a red medium post and a blue medium one. The
