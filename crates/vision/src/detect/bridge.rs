@@ -204,11 +204,8 @@ impl Detector {
                         // Seen from high above, a post shows only a sliver under the piece
                         // lying across it, too little of itself to be read at all. (Not a
                         // black one: the shade at the foot of a piece lying flat reads black.)
-                        if regions[r].color != Color::Black
-                            && let Some(found) =
-                                self.standing_post(camera, &regions[r], None, &flat)
-                        {
-                            slivers.push((r, found.0, found.1));
+                        if regions[r].color != Color::Black {
+                            slivers.push(r);
                         }
                         continue;
                     };
@@ -222,11 +219,18 @@ impl Detector {
                     }
                 }
                 // A sliver stands as a post only beside a post read as one, and only one does
-                // (a post's sliver may come in pieces, one region each).
+                // (a post's sliver may come in pieces, one region each): only then is it fitted.
                 if tips + standing.len() >= 1
-                    && let Some(best) = slivers.into_iter().max_by(|a, b| a.1.total_cmp(&b.1))
+                    && let Some((gain, upright, r)) = slivers
+                        .into_iter()
+                        .filter_map(|r| {
+                            let (gain, upright) =
+                                self.standing_post(camera, &regions[r], None, &flat)?;
+                            Some((gain, upright, r))
+                        })
+                        .max_by(|a, b| a.0.total_cmp(&b.0))
                 {
-                    standing.push(best);
+                    standing.push((r, gain, upright));
                 }
                 if standing.is_empty() || tips + standing.len() < 2 {
                     continue;
@@ -311,6 +315,7 @@ impl Detector {
         if gain < bar {
             return None;
         }
+        // Read from a sliver alone, it is as sure as a fit that led no other (see `accept`).
         let confidence = post.map_or(0.5, |post| post.confidence);
         let upright = self.detection(region.color, camera, &h, confidence)?;
         self.tip_hidden_by(camera, &upright, flat)

@@ -153,7 +153,7 @@ impl Detector {
             }
             // Raised, the top is seen along the same rays: its centroid moves up them by the lift.
             let at = camera.pixel_to_table_plane(&top.image_xy, top_dims.height_mm / 4.0 + lift)?;
-            let seed = best_upright_yaw(size, at.x, at.y, joint);
+            let (_, seed) = best_upright_yaw(size, at.x, at.y, joint);
             let (score, h, _) = pattern_search(seed, nudge, FINE_FROM_MM, joint);
             if best.as_ref().is_none_or(|(s, _)| score > *s) {
                 best = Some((score, h));
@@ -365,13 +365,11 @@ impl Detector {
         let (score, h, _) = sizes
             .iter()
             .filter_map(|&size| {
-                let seed = offsets
+                let (_, seed) = offsets
                     .iter()
                     .flat_map(|&dx| offsets.iter().map(move |&dy| (dx, dy)))
                     .map(|(dx, dy)| best_upright_yaw(size, at.x + dx, at.y + dy, score))
-                    .map(|h| (score(&h), h))
-                    .max_by(|a, b| a.0.total_cmp(&b.0))?
-                    .1;
+                    .max_by(|a, b| a.0.total_cmp(&b.0))?;
                 Some(pattern_search(seed, nudge, FINEST_STEP_MM, score))
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))?;
@@ -380,13 +378,13 @@ impl Detector {
 }
 
 /// Of twelve yaws over a quarter turn (an upright pyramid repeats every quarter turn), the
-/// upright piece at (x, y) that `objective` rates best.
+/// upright piece at (x, y) that `objective` rates best, with its rating.
 fn best_upright_yaw(
     size: Size,
     x: f64,
     y: f64,
     objective: impl Fn(&Hypothesis) -> f64,
-) -> Hypothesis {
+) -> (f64, Hypothesis) {
     (0..12)
         .map(|s| Hypothesis {
             size,
@@ -399,7 +397,6 @@ fn best_upright_yaw(
         })
         .map(|h| (objective(&h), h))
         .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, h)| h)
         .expect("twelve yaws")
 }
 
