@@ -281,6 +281,8 @@ struct FitCache {
     /// the tips (see [`key_with`]): a refit over a tip found elsewhere meets the same states with the tips
     /// of the region's own pieces again.
     on_tips: RefCell<HashMap<u64, Option<(f64, Hypothesis)>>>,
+    /// The pieces' solids, for the tests of readings that set two pieces into each other.
+    solids: Solids,
 }
 
 impl FitCache {
@@ -463,7 +465,7 @@ impl Detector {
             memory.begin_frame();
         }
         let cache = FitCache::default();
-        let solids = Solids::default();
+        let solids = &cache.solids;
         let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
             .iter()
             .map(|r| {
@@ -583,7 +585,7 @@ impl Detector {
                         // A piece leaning into the piece under a tip is in two places at once,
                         // whatever the depth order says (the middle of a tower of three read
                         // leaning into its base, in front of it all round).
-                        if self.tilted_into(&found, &others, &solids) {
+                        if self.tilted_into(&found, &others, solids) {
                             continue;
                         }
                         let margin = if bridges(&found) > bridges(&per_region[i]) {
@@ -616,7 +618,7 @@ impl Detector {
         self.sit_posts_back_down(stood, &mut per_region, &mut scores);
         self.stand_lone_leaners(&cache, camera, regions, &mut per_region, &refitted_with);
         // Two pieces cannot be in one place: a piece read lying into another leans on it.
-        self.lean_overlapping(camera, regions, &mut per_region, &solids);
+        self.lean_overlapping(camera, regions, &mut per_region, solids);
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(
             seg,
@@ -681,7 +683,8 @@ impl Detector {
 
     /// Explains a region with the usual poses (upright, flat, stacked) and again allowing
     /// leaning and upside-down pieces; the second wins only if it explains the whole region
-    /// clearly better, since a tilted pyramid can cover two touching pieces at once.
+    /// clearly better, since a tilted pyramid can cover two touching pieces at once, or, where
+    /// the first sets two pieces into each other and it does not, nearly as well.
     fn explain_region(
         &self,
         cache: &FitCache,
@@ -698,6 +701,21 @@ impl Detector {
             f64::NEG_INFINITY,
         );
         let area = region.target_px();
+        // A reading that sets two of its pieces into each other is in no table's power: the
+        // parts of one leaning or upside-down piece, read as pieces each, often are. It gives
+        // way to a tilted reading that does not and explains the region nearly as well (by the
+        // margin the other way round).
+        if self.into_each_other(&usual, &cache.solids) {
+            let bar = usual_score - self.params.tilted_margin * area;
+            let (tilted, tilted_score) =
+                self.explain_region_with(cache, region.clone(), camera, supports, true, bar);
+            if tilted_score > bar && !self.into_each_other(&tilted, &cache.solids) {
+                return (
+                    self.polish(cache, &region, camera, supports, true, tilted),
+                    tilted_score,
+                );
+            }
+        }
         // No tilted explanation (at best every pixel, less one piece's price) could win.
         let best_possible = area - self.params.min_region_px as f64;
         if usual_score + self.params.tilted_margin * area >= best_possible

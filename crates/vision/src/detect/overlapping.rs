@@ -80,6 +80,21 @@ impl Detector {
             })
     }
 
+    /// Whether a reading sets two of its pieces standing, lying or leaning on the table more
+    /// than [`OVERLAP_MM`] into each other (a piece on a tip has the tip in its cavity).
+    pub(super) fn into_each_other(&self, reading: &[Detection], solids: &Solids) -> bool {
+        let on_table: Vec<&Detection> = reading.iter().filter(|d| !d.resting.on_pieces()).collect();
+        if on_table.len() < 2 {
+            return false;
+        }
+        let engine = solids.of(self.pieces);
+        on_table.iter().enumerate().any(|(k, a)| {
+            on_table[k + 1..]
+                .iter()
+                .any(|b| engine.solid_overlap(&as_piece(a), &as_piece(b)) > OVERLAP_MM)
+        })
+    }
+
     /// Tips up each piece read lying flat on the table that its reading sets into a piece of
     /// another region (neither resting on pieces: one stacked on a tip holds it in its cavity),
     /// until it rests against that piece, and keeps the tipped piece where the engine reads it
@@ -463,6 +478,54 @@ mod tests {
         let lying = [piece(Size::Medium, Resting::Flat, slid(8.0))];
         assert!(!detector.tilted_into(&lying, &base, &solids));
         assert!(!detector.tilted_into(&leaning_into(8.0), &[], &solids));
+    }
+
+    /// A region read as two pieces standing in one place is a reading no table holds (the parts
+    /// of an upside-down leaner, dev D1 scene 8 a little darker, read as a medium standing with
+    /// a small beside it); pieces standing side by side, fitted a little into each other as
+    /// touching pieces are, and a piece on another's tip are real.
+    #[test]
+    fn a_reading_with_two_pieces_in_one_place_is_into_each_other() {
+        let detector = Detector::new(crate::ColorModel::default());
+        let solids = Solids::default();
+        let placer = Placer::default();
+        let dims = |size| detector.pieces.dims(size);
+        let piece = |size: Size, resting: Resting, pose: Isometry3<f64>| Detection {
+            color: Color::Yellow,
+            size,
+            resting,
+            table_from_piece: pose,
+            image_xy: nalgebra::Point2::origin(),
+            confidence: 0.5,
+            outline_px: Vec::new(),
+            rim_share: None,
+            shaded_choice: None,
+            tipped: None,
+        };
+        let medium = piece(
+            Size::Medium,
+            Resting::Upright,
+            placer.upright(0.0, 0.0, 0.0),
+        );
+        // A small standing `apart` mm from the medium's axis along its x (across a face).
+        let small_at = |apart: f64| {
+            piece(
+                Size::Small,
+                Resting::Upright,
+                placer.upright(apart, 0.0, 0.0),
+            )
+        };
+        let touching = (dims(Size::Medium).base_mm + dims(Size::Small).base_mm) / 2.0;
+        let into = |reading: &[Detection]| detector.into_each_other(reading, &solids);
+        assert!(into(&[medium.clone(), small_at(touching - 8.0)]));
+        assert!(!into(&[medium.clone(), small_at(touching - 1.0)]));
+        assert!(!into(&[medium.clone(), small_at(touching + 5.0)]));
+        assert!(!into(std::slice::from_ref(&medium)));
+        let on_tip = placer
+            .on_tip(Size::Medium, &medium.table_from_piece, Size::Small)
+            .expect("a small rests on a medium's tip");
+        let on_tip = piece(Size::Small, Resting::Stacked, on_tip);
+        assert!(!into(&[medium, on_tip]));
     }
 
     /// A medium leaning on a large that holds it up, tipped `tilt` (radians) towards `heading`.
