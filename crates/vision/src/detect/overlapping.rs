@@ -446,25 +446,13 @@ mod tests {
         let engine = Engine::default();
         let solids = Solids::default();
         let (leaner, support) = leaning_on_large(&engine, 0.6, 0.5);
-        let piece = |size: Size, resting: Resting, pose: Isometry3<f64>| Detection {
-            color: Color::Yellow,
-            size,
-            resting,
-            table_from_piece: pose,
-            image_xy: nalgebra::Point2::origin(),
-            confidence: 1.0,
-            outline_px: Vec::new(),
-            rim_share: None,
-            shaded_choice: None,
-            tipped: None,
-        };
-        let base = [piece(Size::Large, Resting::Upright, support)];
+        let base = [yellow(Size::Large, Resting::Upright, support)];
         let towards_base = (support.translation.vector - leaner.translation.vector).xy();
         let slid = |mm: f64| {
             let step = towards_base.normalize() * mm;
             Translation3::new(step.x, step.y, 0.0) * leaner
         };
-        let leaning_into = |mm: f64| [piece(Size::Medium, Resting::Tilted, slid(mm))];
+        let leaning_into = |mm: f64| [yellow(Size::Medium, Resting::Tilted, slid(mm))];
         let depth =
             |mm: f64| engine.solid_overlap(&as_piece(&leaning_into(mm)[0]), &as_piece(&base[0]));
         assert!(
@@ -475,9 +463,25 @@ mod tests {
         assert!(!detector.tilted_into(&leaning_into(0.0), &base, &solids));
         assert!(depth(8.0) > OVERLAP_MM, "slid in: {:.2} mm in", depth(8.0));
         assert!(detector.tilted_into(&leaning_into(8.0), &base, &solids));
-        let lying = [piece(Size::Medium, Resting::Flat, slid(8.0))];
+        let lying = [yellow(Size::Medium, Resting::Flat, slid(8.0))];
         assert!(!detector.tilted_into(&lying, &base, &solids));
         assert!(!detector.tilted_into(&leaning_into(8.0), &[], &solids));
+    }
+
+    /// A yellow piece read so, with nothing else said of it.
+    fn yellow(size: Size, resting: Resting, pose: Isometry3<f64>) -> Detection {
+        Detection {
+            color: Color::Yellow,
+            size,
+            resting,
+            table_from_piece: pose,
+            image_xy: nalgebra::Point2::origin(),
+            confidence: 1.0,
+            outline_px: Vec::new(),
+            rim_share: None,
+            shaded_choice: None,
+            tipped: None,
+        }
     }
 
     /// A region read as two pieces standing in one place is a reading no table holds (the parts
@@ -490,26 +494,14 @@ mod tests {
         let solids = Solids::default();
         let placer = Placer::default();
         let dims = |size| detector.pieces.dims(size);
-        let piece = |size: Size, resting: Resting, pose: Isometry3<f64>| Detection {
-            color: Color::Yellow,
-            size,
-            resting,
-            table_from_piece: pose,
-            image_xy: nalgebra::Point2::origin(),
-            confidence: 0.5,
-            outline_px: Vec::new(),
-            rim_share: None,
-            shaded_choice: None,
-            tipped: None,
-        };
-        let medium = piece(
+        let medium = yellow(
             Size::Medium,
             Resting::Upright,
             placer.upright(0.0, 0.0, 0.0),
         );
         // A small standing `apart` mm from the medium's axis along its x (across a face).
         let small_at = |apart: f64| {
-            piece(
+            yellow(
                 Size::Small,
                 Resting::Upright,
                 placer.upright(apart, 0.0, 0.0),
@@ -524,7 +516,7 @@ mod tests {
         let on_tip = placer
             .on_tip(Size::Medium, &medium.table_from_piece, Size::Small)
             .expect("a small rests on a medium's tip");
-        let on_tip = piece(Size::Small, Resting::Stacked, on_tip);
+        let on_tip = yellow(Size::Small, Resting::Stacked, on_tip);
         assert!(!into(&[medium, on_tip]));
     }
 
