@@ -520,6 +520,52 @@ mod tests {
         assert!(!into(&[medium, on_tip]));
     }
 
+    /// A yellow large leaning upside down on a blue piece, drawn so in three poses. The usual
+    /// reading of its region (upright, flat, stacked) is two pieces set into each other: a
+    /// medium with a small flat or standing beside it, a part of the large each. No table holds
+    /// that; it is read as the one large, leaning. (Which way up it leans is not judged here: the
+    /// drawn frames show no open base, and a silhouette alone leaves that open.)
+    #[test]
+    fn a_large_leaning_upside_down_is_one_piece_not_parts_set_into_each_other() {
+        let camera = table_camera();
+        let detector = Detector::new(crate::ColorModel::default());
+        let engine = Engine::default();
+        let placer = Placer::default();
+        for (support_size, heading, tilt_deg) in [
+            (Size::Medium, 1.2, 160.0f64),
+            (Size::Medium, 5.6, 160.0),
+            (Size::Large, 2.8, 150.0),
+        ] {
+            let leaner = placer.tipped(Size::Large, 40.0, 100.0, heading, tilt_deg.to_radians());
+            let support = placer
+                .upright_holding(
+                    &engine,
+                    &Piece::new(0, Color::Yellow, Size::Large, leaner),
+                    support_size,
+                    heading,
+                    0.2,
+                )
+                .expect("a piece can hold it");
+            let regions = drawn_regions(
+                &detector,
+                &camera,
+                &[
+                    (Color::Yellow, Size::Large, leaner),
+                    (Color::Blue, support_size, support),
+                ],
+            );
+            let region = regions
+                .iter()
+                .find(|r| r.color == Color::Yellow)
+                .expect("the yellow shows");
+            let cache = FitCache::default();
+            let (found, _) = detector.explain_region(&cache, region.clone(), &camera, &[]);
+            let read: Vec<(Size, Resting)> = found.iter().map(|d| (d.size, d.resting)).collect();
+            let case = format!("on a {support_size:?} heading {heading} tilted {tilt_deg} deg");
+            assert_eq!(read, [(Size::Large, Resting::Tilted)], "{case}");
+        }
+    }
+
     /// A medium leaning on a large that holds it up, tipped `tilt` (radians) towards `heading`.
     fn leaning_on_large(
         engine: &Engine,
