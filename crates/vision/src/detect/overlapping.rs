@@ -45,8 +45,9 @@ fn as_piece(d: &Detection) -> Piece {
     Piece::new(0, d.color, d.size, d.table_from_piece)
 }
 
-/// The pieces' solids for the overlap tests of one frame, built the first time a pass needs
-/// them (most frames need none), then shared by the refit over tips and the lying pass.
+/// The pieces' solids for the overlap tests of one frame, built the first time a test needs
+/// them (most frames need none), then shared by the region readings, the refit over tips and
+/// the lying pass.
 #[derive(Default)]
 pub(super) struct Solids(std::cell::OnceCell<Engine>);
 
