@@ -705,11 +705,11 @@ impl Detector {
         // parts of one leaning or upside-down piece, read as pieces each, often are. It gives
         // way to a tilted reading that does not and explains the region nearly as well (by the
         // margin the other way round).
-        if self.into_each_other(&usual, &cache.solids) {
+        if self.sets_into_each_other(&usual, &cache.solids) {
             let bar = usual_score - self.params.tilted_margin * area;
             let (tilted, tilted_score) =
                 self.explain_region_with(cache, region.clone(), camera, supports, true, bar);
-            if tilted_score > bar && !self.into_each_other(&tilted, &cache.solids) {
+            if tilted_score > bar && !self.sets_into_each_other(&tilted, &cache.solids) {
                 return (
                     self.polish(cache, &region, camera, supports, true, tilted),
                     tilted_score,

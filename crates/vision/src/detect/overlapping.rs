@@ -83,7 +83,7 @@ impl Detector {
 
     /// Whether a reading sets two of its pieces standing, lying or leaning on the table more
     /// than [`OVERLAP_MM`] into each other (a piece on a tip has the tip in its cavity).
-    pub(super) fn into_each_other(&self, reading: &[Detection], solids: &Solids) -> bool {
+    pub(super) fn sets_into_each_other(&self, reading: &[Detection], solids: &Solids) -> bool {
         let on_table: Vec<&Detection> = reading.iter().filter(|d| !d.resting.on_pieces()).collect();
         if on_table.len() < 2 {
             return false;
@@ -490,7 +490,7 @@ mod tests {
     /// a small beside it); pieces standing side by side, fitted a little into each other as
     /// touching pieces are, and a piece on another's tip are real.
     #[test]
-    fn a_reading_with_two_pieces_in_one_place_is_into_each_other() {
+    fn a_reading_with_two_pieces_in_one_place_sets_them_into_each_other() {
         let detector = Detector::new(crate::ColorModel::default());
         let solids = Solids::default();
         let placer = Placer::default();
@@ -509,7 +509,7 @@ mod tests {
             )
         };
         let touching = (dims(Size::Medium).base_mm + dims(Size::Small).base_mm) / 2.0;
-        let into = |reading: &[Detection]| detector.into_each_other(reading, &solids);
+        let into = |reading: &[Detection]| detector.sets_into_each_other(reading, &solids);
         assert!(into(&[medium.clone(), small_at(touching - 8.0)]));
         assert!(!into(&[medium.clone(), small_at(touching - 1.0)]));
         assert!(!into(&[medium.clone(), small_at(touching + 5.0)]));
