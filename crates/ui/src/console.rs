@@ -610,6 +610,7 @@ fn attributes_view(
     let feed = table.feed();
     let (t, response) = draw::picture(ui, cache, feed.picture.as_ref(), [1280, 720]);
     let views = table.koan_views();
+    let mut plates = draw::Plates::new(*t.to());
     for k in &views {
         // A merged koan is drawn from every koan the camera saw it as; a piece split off is
         // drawn (and labelled) by the koan it came from.
@@ -644,13 +645,14 @@ fn attributes_view(
             let selected = state.selected == Some((k.tracked, shape.piece));
             draw::piece_shape(ui, &t, shape, piece, selected);
             if let Some(top) = draw::top_of(&t, &shape.outline_px) {
-                draw::plate(
+                plates.add(
                     ui,
                     top,
                     Align2::CENTER_BOTTOM,
                     &draw::piece_label(piece),
                     12.0,
                     draw::piece_color(piece.color),
+                    0.0,
                 );
             }
         }
@@ -688,9 +690,24 @@ fn attributes_view(
                 (Some(n), None) => format!("koan {n}"),
                 (None, None) => format!("#{}", k.tracked),
             };
-            let r = draw::plate(ui, top, Align2::CENTER_BOTTOM, &title, 15.0, Color32::WHITE);
+            // The stone sits right of the title: its room is kept free too.
+            let (stone_off, stone_r) = (12.0, 9.0);
+            let r = plates.add(
+                ui,
+                top,
+                Align2::CENTER_BOTTOM,
+                &title,
+                15.0,
+                Color32::WHITE,
+                stone_off + stone_r,
+            );
             if let Some(mark) = k.mark {
-                draw::stone(ui, r.right_center() + egui::vec2(12.0, 0.0), 9.0, mark);
+                draw::stone(
+                    ui,
+                    r.right_center() + egui::vec2(stone_off, 0.0),
+                    stone_r,
+                    mark,
+                );
             }
         }
     }

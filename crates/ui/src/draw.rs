@@ -194,12 +194,107 @@ pub fn stone(ui: &Ui, centre: Pos2, radius: f32, mark: Mark) {
 
 /// A label on a dark plate so it reads over any table.
 pub fn plate(ui: &Ui, pos: Pos2, anchor: Align2, text: &str, size: f32, color: Color32) -> Rect {
-    let painter = ui.painter();
-    let galley = painter.layout_no_wrap(text.to_string(), FontId::proportional(size), color);
-    let rect = anchor.anchor_size(pos, galley.size()).expand(3.0);
-    painter.rect_filled(rect, 3.0, Color32::from_black_alpha(170));
-    painter.galley(rect.min + Vec2::splat(3.0), galley, color);
+    let galley = ui
+        .painter()
+        .layout_no_wrap(text.to_string(), FontId::proportional(size), color);
+    let rect = anchor.anchor_size(pos, galley.size()).expand(PLATE_PAD);
+    paint_plate(ui, rect, galley, color);
     rect
+}
+
+/// Room around a plate's text.
+const PLATE_PAD: f32 = 3.0;
+/// Space kept between two plates.
+const PLATE_GAP: f32 = 2.0;
+
+fn paint_plate(ui: &Ui, rect: Rect, galley: Arc<egui::Galley>, color: Color32) {
+    let painter = ui.painter();
+    painter.rect_filled(rect, 3.0, Color32::from_black_alpha(170));
+    painter.galley(rect.min + Vec2::splat(PLATE_PAD), galley, color);
+}
+
+/// The plates of one view, laid so that none covers another: pieces of one koan stand close,
+/// and their labels, each over its own piece, would hide each other and the koan's title.
+/// Each plate goes where it is anchored, or, where that covers one laid before it, just above
+/// it (below, where above would leave `bounds`).
+pub struct Plates {
+    bounds: Rect,
+    laid: Vec<Rect>,
+}
+
+impl Plates {
+    pub fn new(bounds: Rect) -> Plates {
+        Plates {
+            bounds,
+            laid: Vec::new(),
+        }
+    }
+
+    /// Paints a plate like [`plate`] where it covers none laid before, keeping `room_right`
+    /// points to its right free as well (for a stone beside it); returns the plate's rect.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add(
+        &mut self,
+        ui: &Ui,
+        pos: Pos2,
+        anchor: Align2,
+        text: &str,
+        size: f32,
+        color: Color32,
+        room_right: f32,
+    ) -> Rect {
+        let galley =
+            ui.painter()
+                .layout_no_wrap(text.to_string(), FontId::proportional(size), color);
+        let wanted = anchor.anchor_size(pos, galley.size()).expand(PLATE_PAD);
+        let rect = self.lay(wanted, room_right);
+        paint_plate(ui, rect, galley, color);
+        rect
+    }
+
+    /// Where a plate wanted at `wanted` goes (see [`Plates`]), and it is counted as laid there
+    /// with `room_right` beside it.
+    pub fn lay(&mut self, wanted: Rect, room_right: f32) -> Rect {
+        let with_room = |r: Rect| Rect::from_min_max(r.min, r.max + Vec2::new(room_right, 0.0));
+        let up = self.free_from(with_room(wanted), -1.0);
+        let spot = match up {
+            Some(r) if r.min.y >= self.bounds.min.y => Some(r),
+            _ => self
+                .free_from(with_room(wanted), 1.0)
+                .filter(|r| r.max.y <= self.bounds.max.y),
+        };
+        // Where neither way is free inside the view, the plate stays where it was wanted.
+        let spot = spot.unwrap_or(with_room(wanted));
+        self.laid.push(spot);
+        Rect::from_min_size(spot.min, wanted.size())
+    }
+
+    /// `rect` moved up (`direction` -1) or down (1) past every laid plate it would cover,
+    /// until it covers none.
+    fn free_from(&self, mut rect: Rect, direction: f32) -> Option<Rect> {
+        // Each move clears one plate for good, so as many moves as plates suffice.
+        for _ in 0..=self.laid.len() {
+            let Some(hit) = self.laid.iter().find(|r| covers(&rect, r)) else {
+                return Some(rect);
+            };
+            let shift = if direction < 0.0 {
+                hit.min.y - PLATE_GAP - rect.max.y
+            } else {
+                hit.max.y + PLATE_GAP - rect.min.y
+            };
+            rect = rect.translate(Vec2::new(0.0, shift));
+        }
+        None
+    }
+}
+
+/// Whether two plates overlap or come closer than the gap kept between plates.
+fn covers(a: &Rect, b: &Rect) -> bool {
+    let gap = PLATE_GAP - 0.01;
+    a.min.x < b.max.x + gap
+        && b.min.x < a.max.x + gap
+        && a.min.y < b.max.y + gap
+        && b.min.y < a.max.y + gap
 }
 
 /// A piece's silhouette, its axis and its pointing ray (the console's attribute view).
@@ -320,5 +415,85 @@ pub fn sketch(ui: &Ui, rect: Rect, scene: &Scene) {
                 painter.line_segment([c, c + Vec2::new(dx, dy)], rim);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(x: f32, bottom: f32, w: f32, h: f32) -> Rect {
+        Rect::from_min_max(Pos2::new(x, bottom - h), Pos2::new(x + w, bottom))
+    }
+
+    /// No two of `rects` share any area.
+    fn apart(rects: &[Rect]) -> bool {
+        let overlap = |a: &Rect, b: &Rect| {
+            a.max.x.min(b.max.x) > a.min.x.max(b.min.x)
+                && a.max.y.min(b.max.y) > a.min.y.max(b.min.y)
+        };
+        rects
+            .iter()
+            .enumerate()
+            .all(|(i, a)| rects[i + 1..].iter().all(|b| !overlap(a, b)))
+    }
+
+    #[test]
+    fn a_koan_title_over_its_pieces_labels_goes_above_them() {
+        let view = Rect::from_min_size(Pos2::ZERO, Vec2::new(1280.0, 720.0));
+        let mut plates = Plates::new(view);
+        // Two pieces side by side: their labels overlap where each is wanted.
+        let first = plates.lay(label(400.0, 350.0, 110.0, 20.0), 0.0);
+        let second = plates.lay(label(450.0, 355.0, 120.0, 20.0), 0.0);
+        // The koan's title, wanted over the two, with a stone 20 points wide to its right.
+        let title = plates.lay(label(420.0, 348.0, 160.0, 24.0), 20.0);
+        assert_eq!(
+            first,
+            label(400.0, 350.0, 110.0, 20.0),
+            "the first stays put"
+        );
+        assert_eq!(second.max.y, first.min.y - PLATE_GAP, "lifted just above");
+        assert_eq!(second.min.x, 450.0, "only lifted, not moved aside");
+        assert_eq!(title.max.y, second.min.y - PLATE_GAP);
+        assert_eq!(
+            title.size(),
+            Vec2::new(160.0, 24.0),
+            "the plate keeps its size"
+        );
+        let stone_room = Rect::from_min_max(title.min, title.max + Vec2::new(20.0, 0.0));
+        assert!(apart(&[first, second, stone_room]));
+    }
+
+    #[test]
+    fn plates_apart_stay_where_they_are_wanted() {
+        let view = Rect::from_min_size(Pos2::ZERO, Vec2::new(1280.0, 720.0));
+        let mut plates = Plates::new(view);
+        let wanted = [
+            label(100.0, 100.0, 80.0, 20.0),
+            label(300.0, 100.0, 80.0, 20.0),
+        ];
+        let laid: Vec<Rect> = wanted.iter().map(|w| plates.lay(*w, 0.0)).collect();
+        assert_eq!(laid, wanted);
+        // A stone's room beside the first reaches the second only when it is that wide.
+        let third = plates.lay(label(100.0, 200.0, 80.0, 20.0), 150.0);
+        assert_eq!(third, label(100.0, 200.0, 80.0, 20.0));
+        let fourth = plates.lay(label(200.0, 205.0, 80.0, 20.0), 0.0);
+        assert!(
+            fourth.max.y < 180.0,
+            "{fourth:?} is clear of the third's stone"
+        );
+    }
+
+    #[test]
+    fn at_the_top_of_the_view_a_plate_goes_below_instead() {
+        let view = Rect::from_min_size(Pos2::ZERO, Vec2::new(1280.0, 720.0));
+        let mut plates = Plates::new(view);
+        let first = plates.lay(label(10.0, 22.0, 80.0, 20.0), 0.0);
+        let second = plates.lay(label(20.0, 24.0, 80.0, 20.0), 0.0);
+        assert!(
+            second.min.y >= first.max.y + PLATE_GAP,
+            "{second:?} below {first:?}"
+        );
+        assert!(view.contains_rect(second));
     }
 }

@@ -46,6 +46,7 @@ pub fn public_view(ui: &mut Ui, table: &LiveTable, cache: &mut PictureCache) -> 
             90.0,
         );
         let (t, _) = draw::picture_of(ui, cache, feed.picture.as_ref(), [1280, 720], focus);
+        let mut plates = draw::Plates::new(*t.to());
         for view in table.koan_views() {
             // The koans as the Master grouped them: a merged koan is outlined around every
             // koan the camera saw it as, a piece split off around itself.
@@ -99,10 +100,20 @@ pub fn public_view(ui: &mut Ui, table: &LiveTable, cache: &mut PictureCache) -> 
                 None if view.state == KoanState::Built => "new koan".into(),
                 None => "building…".into(),
             };
-            let plate = draw::plate(ui, top, Align2::CENTER_BOTTOM, &title, 22.0, Color32::WHITE);
-            let stone_at = plate.right_center() + egui::vec2(18.0, 0.0);
+            // The stone sits right of the title: its room is kept free too.
+            let (stone_off, stone_r) = (18.0, 13.0);
+            let plate = plates.add(
+                ui,
+                top,
+                Align2::CENTER_BOTTOM,
+                &title,
+                22.0,
+                Color32::WHITE,
+                stone_off + stone_r,
+            );
+            let stone_at = plate.right_center() + egui::vec2(stone_off, 0.0);
             if let Some(mark) = mark {
-                draw::stone(ui, stone_at, 13.0, mark);
+                draw::stone(ui, stone_at, stone_r, mark);
             }
             if let Some(no) = no {
                 drawn.push(DrawnKoan {
