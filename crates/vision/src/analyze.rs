@@ -225,6 +225,49 @@ fn polyline(
     .during("drawing the overlay")
 }
 
+/// Font scales of the labels (OpenCV's Hershey simplex).
+const PIECE_LABEL_SCALE: f64 = 0.4;
+const KOAN_LABEL_SCALE: f64 = 0.45;
+/// Room around a label's text on its plate, pixels.
+const LABEL_PAD_PX: i32 = 2;
+
+/// The box of `label`'s plate with its baseline starting at `at`, and how far the text reaches
+/// below its baseline (pixels).
+fn label_box(
+    label: &str,
+    at: &[f64; 2],
+    scale: f64,
+) -> Result<(overlay::LabelBox, i32), VisionError> {
+    let mut descent = 0;
+    let size = imgproc::get_text_size(label, imgproc::FONT_HERSHEY_SIMPLEX, scale, 1, &mut descent)
+        .during("measuring a label")?;
+    let origin = cv_point(at);
+    let plate = [
+        origin.x - LABEL_PAD_PX,
+        origin.y - size.height - LABEL_PAD_PX,
+        origin.x + size.width + LABEL_PAD_PX,
+        origin.y + descent + LABEL_PAD_PX,
+    ];
+    Ok((plate, descent))
+}
+
+/// Darkens the frame under a label's box so the label reads over any table and piece.
+fn plate(canvas: &mut Mat, spot: &overlay::LabelBox) -> Result<(), VisionError> {
+    let (w, h) = (canvas.cols(), canvas.rows());
+    let (x0, y0) = (spot[0].clamp(0, w), spot[1].clamp(0, h));
+    let (x1, y1) = (spot[2].clamp(0, w), spot[3].clamp(0, h));
+    if x1 <= x0 || y1 <= y0 {
+        return Ok(());
+    }
+    let mut under =
+        Mat::roi_mut(canvas, core::Rect::new(x0, y0, x1 - x0, y1 - y0)).during("drawing labels")?;
+    let mut dark = Mat::default();
+    under
+        .convert_to(&mut dark, -1, 0.5, 0.0)
+        .during("drawing labels")?;
+    dark.copy_to(&mut under).during("drawing labels")
+}
+
 fn text(
     canvas: &mut Mat,
     text: &str,
@@ -258,10 +301,12 @@ pub fn write_overlay(
     let mut canvas = image.try_clone().during("copying the frame")?;
     let white = Scalar::new(255.0, 255.0, 255.0, 0.0);
     let magenta = Scalar::new(255.0, 0.0, 255.0, 0.0);
+    // Labels go on last, each on a dark plate, laid clear of one another: the pieces' first,
+    // then the koans' over them.
+    let mut labels: Vec<(&str, &[f64; 2], f64)> = Vec::new();
     for koan in &shapes.koans {
         if koan.outline_px.len() >= 3 {
             polyline(&mut canvas, &koan.outline_px, true, white, 1)?;
-            text(&mut canvas, &koan.label, &koan.label_px, 0.45, white)?;
         }
     }
     for piece in &shapes.pieces {
@@ -295,7 +340,24 @@ pub fn write_overlay(
             )
             .during("drawing axes")?;
         }
-        text(&mut canvas, &piece.short_label, &piece.label_px, 0.4, white)?;
+        labels.push((&piece.short_label, &piece.label_px, PIECE_LABEL_SCALE));
+    }
+    for koan in shapes.koans.iter().filter(|k| k.outline_px.len() >= 3) {
+        labels.push((&koan.label, &koan.label_px, KOAN_LABEL_SCALE));
+    }
+    let measured = labels
+        .iter()
+        .map(|(label, at, scale)| label_box(label, at, *scale))
+        .collect::<Result<Vec<_>, _>>()?;
+    let wanted: Vec<overlay::LabelBox> = measured.iter().map(|(b, _)| *b).collect();
+    let laid = overlay::lay_labels(&wanted, canvas.cols(), canvas.rows());
+    for (((label, _, scale), (_, descent)), spot) in labels.iter().zip(&measured).zip(&laid) {
+        plate(&mut canvas, spot)?;
+        let origin = [
+            f64::from(spot[0] + LABEL_PAD_PX),
+            f64::from(spot[3] - LABEL_PAD_PX - descent),
+        ];
+        text(&mut canvas, label, &origin, *scale, white)?;
     }
     crate::image::write_bgr(path, &canvas)
 }

@@ -41,7 +41,8 @@ pub struct PieceShape {
     /// The compact label drawn on the frame: id, colour initial and pips, orientation and
     /// confidence ("3 r3 upright 0.91").
     pub short_label: String,
-    /// Where the short label's baseline starts.
+    /// Where the short label's baseline is wanted to start ([`lay_labels`] lifts it clear of
+    /// the labels drawn before it).
     pub label_px: [f64; 2],
     /// Display colour of the piece's colour, RGB.
     pub rgb: [u8; 3],
@@ -66,13 +67,61 @@ pub struct KoanShape {
     pub pieces: Vec<PieceId>,
     /// "koan 2".
     pub label: String,
-    /// Where the label's baseline starts (above the outline's top).
+    /// Where the label's baseline is wanted to start (above the outline's top; see
+    /// [`PieceShape::label_px`]).
     pub label_px: [f64; 2],
     /// The convex hull of its pieces' outlines grown by [`KOAN_MARGIN_PX`], a closed polygon.
     pub outline_px: Vec<[f64; 2]>,
     /// Pieces of the koan that may hide a smaller nested piece the camera cannot see (for the
     /// Master's eyes: lift them before marking).
     pub may_hide_piece_under: Vec<PieceId>,
+}
+
+/// A label's box in image pixels: `[left, top, right, bottom]`.
+pub type LabelBox = [i32; 4];
+
+/// Pixels kept between two labels.
+const LABEL_GAP_PX: i32 = 2;
+
+/// Where labels wanted at `wanted` go on a frame of `width` x `height` so that none covers
+/// another (pieces of one koan stand close, and their labels would hide each other): in order,
+/// each where it is wanted, or lifted just above the labels laid before it that it would cover,
+/// or, where that would leave the frame, moved down below them instead; where neither fits, it
+/// stays where it is wanted.
+pub fn lay_labels(wanted: &[LabelBox], width: i32, height: i32) -> Vec<LabelBox> {
+    let mut laid: Vec<LabelBox> = Vec::with_capacity(wanted.len());
+    for &label in wanted {
+        let up = clear_of(&laid, label, -1).filter(|b| b[1] >= 0);
+        let spot = up
+            .or_else(|| clear_of(&laid, label, 1).filter(|b| b[3] <= height && b[0] < width))
+            .unwrap_or(label);
+        laid.push(spot);
+    }
+    laid
+}
+
+/// `label` moved up (`direction` -1) or down (1) past every box of `laid` it would cover.
+fn clear_of(laid: &[LabelBox], mut label: LabelBox, direction: i32) -> Option<LabelBox> {
+    // Each move leaves one box behind for good: as many moves as boxes suffice.
+    for _ in 0..=laid.len() {
+        let covers = |b: &&LabelBox| {
+            label[0] < b[2] + LABEL_GAP_PX
+                && b[0] < label[2] + LABEL_GAP_PX
+                && label[1] < b[3] + LABEL_GAP_PX
+                && b[1] < label[3] + LABEL_GAP_PX
+        };
+        let Some(hit) = laid.iter().find(covers) else {
+            return Some(label);
+        };
+        let shift = if direction < 0 {
+            hit[1] - LABEL_GAP_PX - label[3]
+        } else {
+            hit[3] + LABEL_GAP_PX - label[1]
+        };
+        label[1] += shift;
+        label[3] += shift;
+    }
+    None
 }
 
 /// Display colour (RGB) of a piece colour.
@@ -289,6 +338,45 @@ fn bent_ray(apex: Point3<f64>, axis: Vector3<f64>, skim: f64, length: f64) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether two boxes share any pixel.
+    fn overlap(a: &LabelBox, b: &LabelBox) -> bool {
+        a[0].max(b[0]) < a[2].min(b[2]) && a[1].max(b[1]) < a[3].min(b[3])
+    }
+
+    #[test]
+    fn labels_of_a_pile_are_lifted_clear_of_one_another() {
+        // Four pieces of a pile labelled from nearly one spot, and the koan's label over them.
+        let wanted = [
+            [300, 400, 420, 414],
+            [310, 404, 430, 418],
+            [305, 398, 425, 412],
+            [500, 400, 600, 414],
+            [320, 396, 380, 412],
+        ];
+        let laid = lay_labels(&wanted, 1280, 720);
+        assert_eq!(laid[0], wanted[0], "the first stays where it is wanted");
+        assert_eq!(laid[3], wanted[3], "one apart from the others stays too");
+        for (i, a) in laid.iter().enumerate() {
+            assert_eq!(a[2] - a[0], wanted[i][2] - wanted[i][0], "same size");
+            assert_eq!(a[3] - a[1], wanted[i][3] - wanted[i][1], "same size");
+            assert_eq!(a[0], wanted[i][0], "lifted, never moved aside");
+            for b in &laid[i + 1..] {
+                assert!(!overlap(a, b), "{a:?} and {b:?} overlap");
+            }
+        }
+        // Each lifted just above the one it met: the pile's labels stack upwards.
+        assert_eq!(laid[1][3], laid[0][1] - LABEL_GAP_PX);
+        assert_eq!(laid[2][3], laid[1][1] - LABEL_GAP_PX);
+        assert_eq!(laid[4][3], laid[2][1] - LABEL_GAP_PX);
+    }
+
+    #[test]
+    fn at_the_top_of_the_frame_a_label_goes_below_instead() {
+        let wanted = [[10, 2, 110, 16], [20, 6, 120, 20]];
+        let laid = lay_labels(&wanted, 1280, 720);
+        assert_eq!(laid[1], [20, 18, 120, 32]);
+    }
 
     #[test]
     fn a_downward_ray_bends_at_the_skim_height_and_runs_along_the_table() {
