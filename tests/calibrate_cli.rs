@@ -135,6 +135,61 @@ fn focal_length(calibration: &Path) -> f64 {
         .expect("a number")
 }
 
+/// Writes `view` blurred by a Gaussian of `sigma` pixels (a lens out of focus) to `out`.
+fn write_blurred(view: &Path, sigma: f64, out: &Path) {
+    use opencv::{core::Size, imgcodecs, imgproc};
+    let image = imgcodecs::imread(view.to_str().expect("UTF-8"), imgcodecs::IMREAD_COLOR)
+        .expect("a sample image");
+    let mut blurred = opencv::core::Mat::default();
+    imgproc::gaussian_blur_def(&image, &mut blurred, Size::new(0, 0), sigma).expect("blurred");
+    let written = imgcodecs::imwrite_def(out.to_str().expect("UTF-8"), &blurred).expect("written");
+    assert!(written, "{}", out.display());
+}
+
+#[test]
+fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let views = sample_views();
+    // Two of the views as a camera out of focus would take them.
+    let mut images: Vec<PathBuf> = views[2..].to_vec();
+    for (i, view) in views[..2].iter().enumerate() {
+        let blurred = dir.path().join(format!("blurred_{i}.png"));
+        write_blurred(view, 2.0, &blurred);
+        images.push(blurred);
+    }
+    let out = dir.path().join("camera.yaml");
+    let run = koanscope()
+        .args(["calibrate", "intrinsics", "--out"])
+        .arg(&out)
+        .args(&images)
+        .output()
+        .expect("ran");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    for i in 0..2 {
+        assert!(
+            stderr.contains(&format!("blurred_{i}.png is blurred (its edges rise over"))
+                && stderr.contains("focus the camera on the board"),
+            "{stderr}"
+        );
+    }
+    // Of the five sample views left sharp, one shows no board (intr_05): four are used.
+    assert!(
+        stdout.contains(&format!("views used: 4 of {} images", images.len())),
+        "{stdout}"
+    );
+    // The sample views as rendered are in focus: none is left out for blur.
+    let sharp = dir.path().join("sharp.yaml");
+    koanscope()
+        .args(["calibrate", "intrinsics", "--out"])
+        .arg(&sharp)
+        .args(&views)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("is blurred").not());
+}
+
 #[test]
 fn watching_a_recording_keeps_each_still_and_distinct_board_once() {
     let dir = tempfile::tempdir().expect("temp dir");

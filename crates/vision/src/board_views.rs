@@ -1,13 +1,13 @@
 //! Which frames of a camera feed make good calibration views. Someone holds the board in front
 //! of the camera and moves it about; a frame is kept when the board has held still for a moment
-//! (no motion blur) and stands apart from every view kept so far, by where it is in the image,
+//! (no motion blur), is in focus, and stands apart from every view kept so far, by where it is in the image,
 //! how big it looks and how skewed: the four measures and the threshold ROS's
 //! `camera_calibration` uses, so that a board waved about gives a varied set, not forty copies
 //! of one view.
 
 use nalgebra::Point2;
 
-use crate::calibration::{BoardView, Chessboard};
+use crate::calibration::{BoardView, Chessboard, SHARP_EDGE_RISE_PX};
 
 /// Where a board is in the image and how it looks, each in 0..1 (as ROS's
 /// `camera_calibration` measures it).
@@ -76,6 +76,9 @@ pub struct PickParams {
     /// A view is new when its [`BoardSpread::distance`] to every kept view is above this (ROS
     /// uses 0.2).
     pub min_distance: f64,
+    /// A still board whose edges rise wider than this is out of focus, pixels (see
+    /// [`BoardView::edge_rise_px`]).
+    pub max_edge_rise_px: f64,
 }
 
 impl Default for PickParams {
@@ -83,6 +86,7 @@ impl Default for PickParams {
         PickParams {
             still_px: 1.0,
             min_distance: 0.2,
+            max_edge_rise_px: SHARP_EDGE_RISE_PX,
         }
     }
 }
@@ -93,6 +97,10 @@ pub enum Look {
     NoBoard,
     /// Found, but it moved since the frame before (or there was none before it).
     Moving,
+    /// Still, but out of focus (how wide its edges rise, pixels).
+    Blurred {
+        edge_rise_px: f64,
+    },
     /// Still, but too like a kept view (the nearest's distance).
     LikeKept {
         distance: f64,
@@ -173,6 +181,11 @@ impl ViewPicker {
         if moved.is_none_or(|m| m > self.params.still_px) {
             return Look::Moving;
         }
+        if view.edge_rise_px > self.params.max_edge_rise_px {
+            return Look::Blurred {
+                edge_rise_px: view.edge_rise_px,
+            };
+        }
         let spread = BoardSpread::of(&view, &self.board);
         let nearest = self
             .kept
@@ -237,6 +250,7 @@ mod tests {
             path: PathBuf::from("frame"),
             image_size: [1280, 720],
             corners_px,
+            edge_rise_px: 2.0,
         }
     }
 
@@ -285,6 +299,24 @@ mod tests {
         assert_eq!(picker.look(Some(tilted.clone())), Look::Moving);
         assert_eq!(picker.look(Some(tilted)), Look::Kept);
         assert_eq!(picker.kept().len(), 3);
+    }
+
+    #[test]
+    fn a_board_held_still_but_out_of_focus_is_not_kept() {
+        let mut picker = ViewPicker::new(BOARD, PickParams::default());
+        let blurred = BoardView {
+            edge_rise_px: 5.4,
+            ..view([100.0, 100.0], 40.0, 0.0)
+        };
+        assert_eq!(picker.look(Some(blurred.clone())), Look::Moving);
+        assert_eq!(
+            picker.look(Some(blurred)),
+            Look::Blurred { edge_rise_px: 5.4 }
+        );
+        // Brought into focus where it was: kept.
+        let sharp = view([100.0, 100.0], 40.0, 0.0);
+        assert_eq!(picker.look(Some(sharp)), Look::Kept);
+        assert_eq!(picker.kept().len(), 1);
     }
 
     #[test]

@@ -61,6 +61,24 @@ pub struct BoardView {
     pub path: PathBuf,
     pub image_size: [u32; 2],
     pub corners_px: Vec<Point2<f64>>,
+    /// How wide the board's edges are from black to white, pixels (OpenCV's
+    /// `estimateChessboardSharpness`: the mean 10–90 % rise across its squares' edges). A board
+    /// in focus and held still shows about 1–2; defocus and motion blur widen it.
+    pub edge_rise_px: f64,
+}
+
+/// Edges wider than this (pixels, see [`BoardView::edge_rise_px`]) make a blurred view, whose
+/// corners are found less surely. OpenCV's documentation puts a sharp board below about 3, and
+/// a webcam in focus comes near that (the project's rendered boards read 1.8–2.2, and 3.2 blurred
+/// by a Gaussian of 1 px), so only a clearly blurred board is refused: 4 is the rise of those
+/// renders blurred by 1.5 px.
+pub const SHARP_EDGE_RISE_PX: f64 = 4.0;
+
+impl BoardView {
+    /// Whether the board is imaged sharply enough to calibrate from.
+    pub fn is_sharp(&self) -> bool {
+        self.edge_rise_px <= SHARP_EDGE_RISE_PX
+    }
 }
 
 /// Finds the board's inner corners to sub-pixel accuracy, or says it is not there.
@@ -114,6 +132,8 @@ fn find_board_with(
         criteria,
     )
     .during("refining chessboard corners")?;
+    let sharpness = calib3d::estimate_chessboard_sharpness_def(&gray, pattern, &corners)
+        .during("measuring how sharp the chessboard is")?;
     Ok(BoardView {
         path: path.to_path_buf(),
         image_size: size_of(image),
@@ -121,6 +141,7 @@ fn find_board_with(
             .iter()
             .map(|c| Point2::new(f64::from(c.x), f64::from(c.y)))
             .collect(),
+        edge_rise_px: sharpness[0],
     })
 }
 

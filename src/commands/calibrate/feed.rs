@@ -217,6 +217,7 @@ impl Feed {
             let doing = match look {
                 Look::NoBoard => "no board in view",
                 Look::Moving => "hold the board still",
+                Look::Blurred { .. } => "the board is out of focus: focus the camera on it",
                 Look::LikeKept { .. } => "like a view kept: move or tilt the board",
                 Look::Kept => "kept",
             };
@@ -235,12 +236,15 @@ impl Feed {
         let mut picker = ViewPicker::new(*board, PickParams::default());
         let start = Instant::now();
         let mut watched = Watched::default();
+        let mut blurred = 0;
         while let Some(Seen {
             bgr, path, view, ..
         }) = self.look(board, start, &mut watched)?
         {
-            if picker.look(view) == Look::Kept {
-                return Ok((bgr, path));
+            match picker.look(view) {
+                Look::Kept => return Ok((bgr, path)),
+                Look::Blurred { .. } => blurred += 1,
+                _ => {}
             }
         }
         let why = if watched.ended {
@@ -248,8 +252,15 @@ impl Feed {
         } else {
             "time ran out"
         };
+        let focus = if blurred > 0 {
+            format!(
+                " ({blurred} frames showed it still but out of focus: focus the camera on the table)"
+            )
+        } else {
+            String::new()
+        };
         bail!(
-            "no {}x{} chessboard lay still in {} ({} frames, the board found in {}) before {why}: lay the board flat in full view, light it evenly, keep it still (or give --timeout more seconds)",
+            "no {}x{} chessboard lay still in {} ({} frames, the board found in {}){focus} before {why}: lay the board flat in full view, light it evenly, keep it still (or give --timeout more seconds)",
             board.cols,
             board.rows,
             self.name,

@@ -11,9 +11,9 @@ mod feed;
 
 use feed::FeedArgs;
 use koanscope_vision::{
-    BoardView, Calibration, Chessboard, ColorModel, IntrinsicsQuality, LensModel, VisionError,
-    calibrate_intrinsics, calibrate_table, find_board, image::read_bgr, relearn_colors,
-    rvec_tvec_from_isometry,
+    BoardView, Calibration, Chessboard, ColorModel, IntrinsicsQuality, LensModel,
+    SHARP_EDGE_RISE_PX, VisionError, calibrate_intrinsics, calibrate_table, find_board,
+    image::read_bgr, relearn_colors, rvec_tvec_from_isometry,
 };
 
 #[derive(Subcommand)]
@@ -223,11 +223,13 @@ fn views_in_files(
     );
     let mut views = Vec::new();
     let mut skipped = Vec::new();
+    let mut blurred = Vec::new();
     for path in images {
         progress.set_message(path.display().to_string());
         let image = read_bgr(path)?;
         match find_board(&image, path, board) {
-            Ok(view) => views.push(view),
+            Ok(view) if view.is_sharp() => views.push(view),
+            Ok(view) => blurred.push(view),
             Err(VisionError::BoardNotFound { .. }) => skipped.push(path.clone()),
             Err(other) => return Err(other.into()),
         }
@@ -240,6 +242,14 @@ fn views_in_files(
             board.cols,
             board.rows,
             path.display()
+        );
+    }
+    // Blurred corners are found less surely and would pull the fit; a view in focus replaces it.
+    for view in &blurred {
+        eprintln!(
+            "warning: the chessboard in {} is blurred (its edges rise over {:.1} px, a board in focus under {SHARP_EDGE_RISE_PX}); view skipped: focus the camera on the board and hold it still",
+            view.path.display(),
+            view.edge_rise_px
         );
     }
     let looked_at = format!("{} of {} images", views.len(), images.len());
