@@ -179,6 +179,27 @@ fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
         stdout.contains(&format!("views used: 4 of {} images", images.len())),
         "{stdout}"
     );
+    // A softer camera may be allowed wider edges: the blurred views are used then.
+    let soft = dir.path().join("soft.yaml");
+    koanscope()
+        .args(["calibrate", "intrinsics", "--max-edge-rise", "7", "--out"])
+        .arg(&soft)
+        .args(&images)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "views used: 6 of {} images",
+            images.len()
+        )));
+    koanscope()
+        .args(["calibrate", "intrinsics", "--max-edge-rise", "0", "--out"])
+        .arg(&soft)
+        .args(&images)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--max-edge-rise 0: give a width in pixels above 0",
+        ));
     // The sample views as rendered are in focus: none is left out for blur.
     let sharp = dir.path().join("sharp.yaml");
     koanscope()

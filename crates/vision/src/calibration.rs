@@ -74,13 +74,6 @@ pub struct BoardView {
 /// renders blurred by 1.5 px.
 pub const SHARP_EDGE_RISE_PX: f64 = 4.0;
 
-impl BoardView {
-    /// Whether the board is imaged sharply enough to calibrate from.
-    pub fn is_sharp(&self) -> bool {
-        self.edge_rise_px <= SHARP_EDGE_RISE_PX
-    }
-}
-
 /// Finds the board's inner corners to sub-pixel accuracy, or says it is not there.
 pub fn find_board(image: &Mat, path: &Path, board: &Chessboard) -> Result<BoardView, VisionError> {
     find_board_with(image, path, board, 0)

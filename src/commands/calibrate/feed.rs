@@ -166,6 +166,7 @@ impl Feed {
         board: &Chessboard,
         want: usize,
         save: Option<&Path>,
+        max_edge_rise: f64,
     ) -> anyhow::Result<(Vec<BoardView>, Watched)> {
         if let Some(dir) = save {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -174,7 +175,11 @@ impl Feed {
             ProgressStyle::with_template("views {bar:20} {pos}/{len} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        let mut picker = ViewPicker::new(*board, PickParams::default());
+        let params = PickParams {
+            max_edge_rise_px: max_edge_rise,
+            ..PickParams::default()
+        };
+        let mut picker = ViewPicker::new(*board, params);
         let mut watched = Watched::default();
         let start = Instant::now();
         while picker.kept().len() < want {
@@ -217,7 +222,9 @@ impl Feed {
             let doing = match look {
                 Look::NoBoard => "no board in view",
                 Look::Moving => "hold the board still",
-                Look::Blurred { .. } => "the board is out of focus: focus the camera on it",
+                Look::Blurred { .. } => {
+                    "the board is out of focus: focus the camera on it (a soft camera: --max-edge-rise)"
+                }
                 Look::LikeKept { .. } => "like a view kept: move or tilt the board",
                 Look::Kept => "kept",
             };

@@ -42,6 +42,10 @@ pub enum Calibrate {
         /// Lens parameters to estimate; `auto` picks what the number of views supports.
         #[arg(long, value_enum, default_value_t = Model::Auto)]
         model: Model,
+        /// A view whose board's edges take more pixels than this to rise from black to white is
+        /// out of focus and left out (raise it for a soft webcam: the warning says how wide).
+        #[arg(long, value_name = "PX", default_value_t = SHARP_EDGE_RISE_PX)]
+        max_edge_rise: f64,
         #[command(flatten)]
         board: BoardArgs,
     },
@@ -147,17 +151,23 @@ pub fn run(command: Calibrate) -> anyhow::Result<()> {
             feed,
             out,
             model,
+            max_edge_rise,
             board,
         } => {
             let board = board.board()?;
+            if max_edge_rise.is_nan() || max_edge_rise <= 0.0 {
+                bail!(
+                    "--max-edge-rise {max_edge_rise}: give a width in pixels above 0 (4 by default)"
+                );
+            }
             let (views, looked_at) = if feed.is_live() {
-                watch_for_views(&feed, &board, views, save_views.as_deref())?
+                watch_for_views(&feed, &board, views, save_views.as_deref(), max_edge_rise)?
             } else {
                 let files = match &feed.images {
                     Some(dir) => folder_images(dir)?,
                     None => files,
                 };
-                views_in_files(&files, &board)?
+                views_in_files(&files, &board, max_edge_rise)?
             };
             intrinsics(&views, &looked_at, &out, model, &board)
         }
@@ -216,6 +226,7 @@ fn folder_images(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 fn views_in_files(
     images: &[PathBuf],
     board: &Chessboard,
+    max_edge_rise: f64,
 ) -> anyhow::Result<(Vec<BoardView>, String)> {
     let progress = ProgressBar::new(images.len() as u64).with_style(
         ProgressStyle::with_template("finding the board {bar:30} {pos}/{len} {msg}")
@@ -228,7 +239,7 @@ fn views_in_files(
         progress.set_message(path.display().to_string());
         let image = read_bgr(path)?;
         match find_board(&image, path, board) {
-            Ok(view) if view.is_sharp() => views.push(view),
+            Ok(view) if view.edge_rise_px <= max_edge_rise => views.push(view),
             Ok(view) => blurred.push(view),
             Err(VisionError::BoardNotFound { .. }) => skipped.push(path.clone()),
             Err(other) => return Err(other.into()),
@@ -247,7 +258,7 @@ fn views_in_files(
     // Blurred corners are found less surely and would pull the fit; a view in focus replaces it.
     for view in &blurred {
         eprintln!(
-            "warning: the chessboard in {} is blurred (its edges rise over {:.1} px, a board in focus under {SHARP_EDGE_RISE_PX}); view skipped: focus the camera on the board and hold it still",
+            "warning: the chessboard in {} is blurred (its edges rise over {:.1} px, a board in focus under {max_edge_rise}); view skipped: focus the camera on the board and hold it still (or, for a soft camera, give --max-edge-rise)",
             view.path.display(),
             view.edge_rise_px
         );
@@ -262,6 +273,7 @@ fn watch_for_views(
     board: &Chessboard,
     want: usize,
     save: Option<&Path>,
+    max_edge_rise: f64,
 ) -> anyhow::Result<(Vec<BoardView>, String)> {
     if want < 3 {
         bail!("--views {want}: a calibration needs at least 3 views (15 or more is better)");
@@ -273,7 +285,7 @@ fn watch_for_views(
         board.cols,
         board.rows
     );
-    let (views, watched) = feed.pick_views(board, want, save)?;
+    let (views, watched) = feed.pick_views(board, want, save, max_edge_rise)?;
     if views.len() < want {
         eprintln!(
             "warning: {} views kept of the {want} asked for ({}): calibrating with those",
