@@ -102,6 +102,23 @@ pub fn disagreements(
     }
 
     // Relations, in the truth's ids; a found piece with no true one keeps its found id, marked.
+    // A wrong pair is marked where a judgment call (not of koan grouping) names one of its
+    // found pieces: the console tells the Master to look there.
+    let looked_at: BTreeSet<PieceId> = found
+        .koans
+        .iter()
+        .flat_map(|k| &k.judgment_calls)
+        .filter(|c| c.what != "koan grouping")
+        .flat_map(|c| c.pieces.iter().copied())
+        .collect();
+    let told = |found_ids: [Option<PieceId>; 2]| {
+        if found_ids.iter().flatten().any(|f| looked_at.contains(f)) {
+            " [the Master is told to look]"
+        } else {
+            ""
+        }
+    };
+    let told_true = |a: PieceId, b: PieceId| told([a, b].map(|t| found_of.get(&t).copied()));
     let as_truth = |f: PieceId| truth_of.get(&f).copied();
     let distance = |scene: &Scene, a: PieceId, b: PieceId| -> Option<f64> {
         Some(engine.surface_distance(scene.piece(a)?, scene.piece(b)?))
@@ -120,7 +137,8 @@ pub fn disagreements(
                 found_touching.insert((ta.min(tb), ta.max(tb)));
             }
             _ => lines.push(format!(
-                "touching false  found {a}-{b}, one of them no true piece"
+                "touching false  found {a}-{b}, one of them no true piece{}",
+                told([Some(a), Some(b)])
             )),
         }
     }
@@ -132,17 +150,19 @@ pub fn disagreements(
             _ => ": not both found".to_string(),
         };
         lines.push(format!(
-            "touching missed true {a}{}-{b}{}{seen}",
+            "touching missed true {a}{}-{b}{}{seen}{}",
             role(a),
-            role(b)
+            role(b),
+            told_true(a, b)
         ));
     }
     for &(a, b) in found_touching.difference(&true_touching) {
         let truth_gap = distance(truth_scene, a, b).map_or(f64::NAN, |d| d);
         lines.push(format!(
-            "touching false  true {a}{}-{b}{} are {truth_gap:.2} mm apart",
+            "touching false  true {a}{}-{b}{} are {truth_gap:.2} mm apart{}",
             role(a),
-            role(b)
+            role(b),
+            told_true(a, b)
         ));
     }
 
@@ -161,16 +181,18 @@ pub fn disagreements(
         .collect();
     for &(a, b) in true_pointing.difference(&found_pointing) {
         lines.push(format!(
-            "pointing missed true {a}{} -> {b}{}",
+            "pointing missed true {a}{} -> {b}{}{}",
             role(a),
-            role(b)
+            role(b),
+            told_true(a, b)
         ));
     }
     for &(a, b) in found_pointing.difference(&true_pointing) {
         lines.push(format!(
-            "pointing false  true {a}{} -> {b}{}",
+            "pointing false  true {a}{} -> {b}{}{}",
             role(a),
-            role(b)
+            role(b),
+            told_true(a, b)
         ));
     }
 
@@ -210,4 +232,93 @@ pub fn disagreements(
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koanscope_geometry::Placer;
+    use koanscope_scene::{Color, JudgmentCall, Orientation, Size};
+    use nalgebra::Point3;
+
+    /// A red large and a blue medium upright, their nearest base edges `gap_mm` apart.
+    fn two_pieces(gap_mm: f64) -> Scene {
+        let placer = Placer::default();
+        let models = placer.models();
+        let apart = (models.dims(Size::Large).base_mm + models.dims(Size::Medium).base_mm) / 2.0;
+        let engine = Engine::default();
+        let mut scene = Scene::from_pieces(vec![
+            Piece::new(0, Color::Red, Size::Large, placer.upright(0.0, 0.0, 0.0)),
+            Piece::new(
+                1,
+                Color::Blue,
+                Size::Medium,
+                placer.upright(apart + gap_mm, 0.0, 0.0),
+            ),
+        ]);
+        engine.derive(&mut scene);
+        scene
+    }
+
+    fn truth_of(scene: &Scene) -> Vec<TruthPiece> {
+        scene
+            .pieces
+            .iter()
+            .map(|p| TruthPiece {
+                color: p.color,
+                size: p.size,
+                orientation: Orientation::Upright,
+                grounded: true,
+                base_center_mm: Point3::from(p.table_from_piece.translation.vector),
+                image_xy: [0.0, 0.0],
+                visible_fraction: 1.0,
+                role: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_wrong_pair_says_whether_the_master_is_told_to_look() {
+        let engine = Engine::default();
+        let truth = two_pieces(0.0);
+        let pairs = [(0, 0), (1, 1)];
+        let mut found = two_pieces(3.0);
+        let missed = |found: &Scene| {
+            disagreements(&engine, &truth, &truth_of(&truth), found, &pairs)
+                .into_iter()
+                .find(|l| l.starts_with("touching missed true 0-1"))
+                .expect("the touching pair is missed")
+        };
+        assert!(
+            !missed(&found).contains("told to look"),
+            "{}",
+            missed(&found)
+        );
+        // A call on the blue piece (its reading was a near thing): the Master looks at it.
+        let koan = found
+            .koans
+            .iter()
+            .position(|k| k.pieces.contains(&1))
+            .expect("the blue piece's koan");
+        found.koans[koan].judgment_calls.push(JudgmentCall {
+            what: "reading".into(),
+            pieces: vec![1],
+            decided: true,
+            margin: -0.05,
+            unit: "confidence".into(),
+            note: "look".into(),
+        });
+        assert!(
+            missed(&found).ends_with(" [the Master is told to look]"),
+            "{}",
+            missed(&found)
+        );
+        // A call on how the koans are grouped sends the Master to the koans, not the pieces.
+        found.koans[koan].judgment_calls[0].what = "koan grouping".into();
+        assert!(
+            !missed(&found).contains("told to look"),
+            "{}",
+            missed(&found)
+        );
+    }
 }
