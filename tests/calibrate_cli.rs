@@ -200,6 +200,29 @@ fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
         .stderr(predicate::str::contains(
             "--max-edge-rise 0: give a width in pixels above 0",
         ));
+    // A blurred board on the table still fixes the table, with a warning that it is less sure.
+    let table_image = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_images/S1/table.jpg");
+    let blurred_table = dir.path().join("blurred_table.png");
+    write_blurred(&table_image, 2.0, &blurred_table);
+    for (image, warned) in [(&table_image, false), (&blurred_table, true)] {
+        let run = koanscope()
+            .args(["calibrate", "table"])
+            .arg(image)
+            .arg("--intrinsics")
+            .arg(&out)
+            .arg("--out")
+            .arg(dir.path().join("table.yaml"))
+            .output()
+            .expect("ran");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{stderr}");
+        assert_eq!(
+            stderr.contains("warning: the board is blurred"),
+            warned,
+            "{}: {stderr}",
+            image.display()
+        );
+    }
     // The sample views as rendered are in focus: none is left out for blur.
     let sharp = dir.path().join("sharp.yaml");
     koanscope()

@@ -397,6 +397,8 @@ pub struct TableReport {
     pub rms_px: f64,
     /// Distance from the camera centre to the table plane, mm.
     pub camera_height_mm: f64,
+    /// How wide the board's edges rise, pixels (see [`BoardView::edge_rise_px`]).
+    pub edge_rise_px: f64,
 }
 
 /// Fixes the table frame from the board lying flat: origin at the first inner corner, x along
@@ -448,6 +450,7 @@ pub fn calibrate_table(
             camera_from_table,
             rms_px,
             camera_height_mm: camera_centre_table.z,
+            edge_rise_px: view.edge_rise_px,
         };
         if best.as_ref().is_none_or(|(b, _)| score > *b) {
             best = Some((score, report));

@@ -439,6 +439,12 @@ fn table(
             report.rms_px
         );
     }
+    if report.edge_rise_px > SHARP_EDGE_RISE_PX {
+        eprintln!(
+            "warning: the board is blurred (its edges rise over {:.1} px, a board in focus under {SHARP_EDGE_RISE_PX}): its corners, and so the table's pose, are less sure; focus the camera on the table and calibrate again",
+            report.edge_rise_px
+        );
+    }
     say!("wrote {}", out.display());
     Ok(())
 }
