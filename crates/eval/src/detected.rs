@@ -113,6 +113,18 @@ fn to_truth(pairs: &Pairs) -> BTreeMap<PieceId, PieceId> {
 
 /// Compares the relations, towers and koan grouping of `found` with `truth` (both derived by
 /// the geometry engine), through `pairs`. `hidden` lists true pieces the camera cannot see.
+/// The found pieces a judgment call names (one of koan grouping aside): the console tells the
+/// Master to look at them.
+pub fn told_to_look_at(found: &Scene) -> BTreeSet<PieceId> {
+    found
+        .koans
+        .iter()
+        .flat_map(|k| &k.judgment_calls)
+        .filter(|c| c.what != "koan grouping")
+        .flat_map(|c| c.pieces.iter().copied())
+        .collect()
+}
+
 pub fn compare_found(
     truth: &Scene,
     found: &Scene,
@@ -180,14 +192,7 @@ pub fn compare_found(
         }
         grouping.add(found_koans.contains(&members));
     }
-    // Found pieces a judgment call names: the console tells the Master to look at them.
-    let looked_at: BTreeSet<PieceId> = found
-        .koans
-        .iter()
-        .flat_map(|k| &k.judgment_calls)
-        .filter(|c| c.what != "koan grouping")
-        .flat_map(|c| c.pieces.iter().copied())
-        .collect();
+    let looked_at = told_to_look_at(found);
     let found_of: BTreeMap<PieceId, PieceId> = pairs.iter().map(|&(f, t)| (t, f)).collect();
     let mut warned = Count::default();
     for (found_set, true_set) in [

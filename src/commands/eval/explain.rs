@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use koanscope_eval::told_to_look_at;
 use koanscope_geometry::Engine;
 use koanscope_scene::{Piece, PieceId, Scene};
 use koanscope_vision::evaluate::TruthPiece;
@@ -104,13 +105,7 @@ pub fn disagreements(
     // Relations, in the truth's ids; a found piece with no true one keeps its found id, marked.
     // A wrong pair is marked where a judgment call (not of koan grouping) names one of its
     // found pieces: the console tells the Master to look there.
-    let looked_at: BTreeSet<PieceId> = found
-        .koans
-        .iter()
-        .flat_map(|k| &k.judgment_calls)
-        .filter(|c| c.what != "koan grouping")
-        .flat_map(|c| c.pieces.iter().copied())
-        .collect();
+    let looked_at = told_to_look_at(found);
     let told = |found_ids: [Option<PieceId>; 2]| {
         if found_ids.iter().flatten().any(|f| looked_at.contains(f)) {
             " [the Master is told to look]"
