@@ -350,7 +350,7 @@ pub fn write_overlay(
         .map(|(label, at, scale)| label_box(label, at, *scale))
         .collect::<Result<Vec<_>, _>>()?;
     let wanted: Vec<overlay::LabelBox> = measured.iter().map(|(b, _)| *b).collect();
-    let laid = overlay::lay_labels(&wanted, canvas.cols(), canvas.rows());
+    let laid = overlay::lay_labels(&wanted, canvas.rows());
     for (((label, _, scale), (_, descent)), spot) in labels.iter().zip(&measured).zip(&laid) {
         plate(&mut canvas, spot)?;
         let origin = [

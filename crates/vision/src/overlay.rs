@@ -83,17 +83,17 @@ pub type LabelBox = [i32; 4];
 /// Pixels kept between two labels.
 const LABEL_GAP_PX: i32 = 2;
 
-/// Where labels wanted at `wanted` go on a frame of `width` x `height` so that none covers
+/// Where labels wanted at `wanted` go on a frame `height` pixels high so that none covers
 /// another (pieces of one koan stand close, and their labels would hide each other): in order,
 /// each where it is wanted, or lifted just above the labels laid before it that it would cover,
 /// or, where that would leave the frame, moved down below them instead; where neither fits, it
 /// stays where it is wanted.
-pub fn lay_labels(wanted: &[LabelBox], width: i32, height: i32) -> Vec<LabelBox> {
+pub fn lay_labels(wanted: &[LabelBox], height: i32) -> Vec<LabelBox> {
     let mut laid: Vec<LabelBox> = Vec::with_capacity(wanted.len());
     for &label in wanted {
         let up = clear_of(&laid, label, -1).filter(|b| b[1] >= 0);
         let spot = up
-            .or_else(|| clear_of(&laid, label, 1).filter(|b| b[3] <= height && b[0] < width))
+            .or_else(|| clear_of(&laid, label, 1).filter(|b| b[3] <= height))
             .unwrap_or(label);
         laid.push(spot);
     }
@@ -354,7 +354,7 @@ mod tests {
             [500, 400, 600, 414],
             [320, 396, 380, 412],
         ];
-        let laid = lay_labels(&wanted, 1280, 720);
+        let laid = lay_labels(&wanted, 720);
         assert_eq!(laid[0], wanted[0], "the first stays where it is wanted");
         assert_eq!(laid[3], wanted[3], "one apart from the others stays too");
         for (i, a) in laid.iter().enumerate() {
@@ -374,7 +374,7 @@ mod tests {
     #[test]
     fn at_the_top_of_the_frame_a_label_goes_below_instead() {
         let wanted = [[10, 2, 110, 16], [20, 6, 120, 20]];
-        let laid = lay_labels(&wanted, 1280, 720);
+        let laid = lay_labels(&wanted, 720);
         assert_eq!(laid[1], [20, 18, 120, 32]);
     }
 
