@@ -1,7 +1,7 @@
 //! Which frames of a camera feed make good calibration views. Someone holds the board in front
 //! of the camera and moves it about; a frame is kept when the board has held still for a moment
-//! (no motion blur), is in focus, and stands apart from every view kept so far, by where it is in the image,
-//! how big it looks and how skewed: the four measures and the threshold ROS's
+//! (no motion blur), is in focus, and stands apart from every view kept so far, by where it is
+//! in the image, how big it looks and how skewed: the four measures and the threshold ROS's
 //! `camera_calibration` uses, so that a board waved about gives a varied set, not forty copies
 //! of one view.
 

@@ -63,7 +63,7 @@ pub struct BoardView {
     pub corners_px: Vec<Point2<f64>>,
     /// How wide the board's edges are from black to white, pixels (OpenCV's
     /// `estimateChessboardSharpness`: the mean 10–90 % rise across its squares' edges). A board
-    /// in focus and held still shows about 1–2; defocus and motion blur widen it.
+    /// in focus and held still shows about 2; defocus and motion blur widen it.
     pub edge_rise_px: f64,
 }
 
