@@ -111,8 +111,6 @@ fn to_truth(pairs: &Pairs) -> BTreeMap<PieceId, PieceId> {
     pairs.iter().copied().collect()
 }
 
-/// Compares the relations, towers and koan grouping of `found` with `truth` (both derived by
-/// the geometry engine), through `pairs`. `hidden` lists true pieces the camera cannot see.
 /// The found pieces a judgment call names (one of koan grouping aside): the console tells the
 /// Master to look at them.
 pub fn told_to_look_at(found: &Scene) -> BTreeSet<PieceId> {
@@ -125,6 +123,8 @@ pub fn told_to_look_at(found: &Scene) -> BTreeSet<PieceId> {
         .collect()
 }
 
+/// Compares the relations, towers and koan grouping of `found` with `truth` (both derived by
+/// the geometry engine), through `pairs`. `hidden` lists true pieces the camera cannot see.
 pub fn compare_found(
     truth: &Scene,
     found: &Scene,
