@@ -690,25 +690,7 @@ fn attributes_view(
                 (Some(n), None) => format!("koan {n}"),
                 (None, None) => format!("#{}", k.tracked),
             };
-            // The stone sits right of the title: its room is kept free too.
-            let (stone_off, stone_r) = (12.0, 9.0);
-            let r = plates.add(
-                ui,
-                top,
-                Align2::CENTER_BOTTOM,
-                &title,
-                15.0,
-                Color32::WHITE,
-                stone_off + stone_r,
-            );
-            if let Some(mark) = k.mark {
-                draw::stone(
-                    ui,
-                    r.right_center() + egui::vec2(stone_off, 0.0),
-                    stone_r,
-                    mark,
-                );
-            }
+            plates.koan_title(ui, top, &title, 15.0, 12.0, 9.0, k.mark);
         }
     }
     if response.clicked()

@@ -252,6 +252,36 @@ impl Plates {
         rect
     }
 
+    /// A koan's title (white, `size` points) over `top`, and its marking stone of `stone_radius`
+    /// `stone_offset` points right of the title where the koan is marked, the stone's room kept
+    /// free as well; returns where the stone's centre is (or would be).
+    #[allow(clippy::too_many_arguments)]
+    pub fn koan_title(
+        &mut self,
+        ui: &Ui,
+        top: Pos2,
+        title: &str,
+        size: f32,
+        stone_offset: f32,
+        stone_radius: f32,
+        mark: Option<Mark>,
+    ) -> Pos2 {
+        let plate = self.add(
+            ui,
+            top,
+            Align2::CENTER_BOTTOM,
+            title,
+            size,
+            Color32::WHITE,
+            stone_offset + stone_radius,
+        );
+        let stone_at = plate.right_center() + Vec2::new(stone_offset, 0.0);
+        if let Some(mark) = mark {
+            stone(ui, stone_at, stone_radius, mark);
+        }
+        stone_at
+    }
+
     /// Where a plate wanted at `wanted` goes (see [`Plates`]), and it is counted as laid there
     /// with `room_right` beside it.
     pub fn lay(&mut self, wanted: Rect, room_right: f32) -> Rect {

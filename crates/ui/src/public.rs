@@ -100,21 +100,7 @@ pub fn public_view(ui: &mut Ui, table: &LiveTable, cache: &mut PictureCache) -> 
                 None if view.state == KoanState::Built => "new koan".into(),
                 None => "building…".into(),
             };
-            // The stone sits right of the title: its room is kept free too.
-            let (stone_off, stone_r) = (18.0, 13.0);
-            let plate = plates.add(
-                ui,
-                top,
-                Align2::CENTER_BOTTOM,
-                &title,
-                22.0,
-                Color32::WHITE,
-                stone_off + stone_r,
-            );
-            let stone_at = plate.right_center() + egui::vec2(stone_off, 0.0);
-            if let Some(mark) = mark {
-                draw::stone(ui, stone_at, stone_r, mark);
-            }
+            let stone_at = plates.koan_title(ui, top, &title, 22.0, 18.0, 13.0, mark);
             if let Some(no) = no {
                 drawn.push(DrawnKoan {
                     no,
