@@ -58,6 +58,12 @@ impl Solids {
     }
 }
 
+/// Whether two read pieces are set more than [`OVERLAP_MM`] into each other: no table holds
+/// that.
+fn set_into(engine: &Engine, a: &Detection, b: &Detection) -> bool {
+    engine.solid_overlap(&as_piece(a), &as_piece(b)) > OVERLAP_MM
+}
+
 impl Detector {
     /// Whether a reading sets a leaning or upside-down piece more than [`OVERLAP_MM`] into one
     /// of `others`: no table holds that.
@@ -74,11 +80,7 @@ impl Detector {
         reading
             .iter()
             .filter(|d| d.resting == Resting::Tilted)
-            .any(|d| {
-                others
-                    .iter()
-                    .any(|o| engine.solid_overlap(&as_piece(d), &as_piece(o)) > OVERLAP_MM)
-            })
+            .any(|d| others.iter().any(|o| set_into(engine, d, o)))
     }
 
     /// Whether a reading sets two of its pieces standing, lying or leaning on the table more
@@ -89,11 +91,10 @@ impl Detector {
             return false;
         }
         let engine = solids.of(self.pieces);
-        on_table.iter().enumerate().any(|(k, a)| {
-            on_table[k + 1..]
-                .iter()
-                .any(|b| engine.solid_overlap(&as_piece(a), &as_piece(b)) > OVERLAP_MM)
-        })
+        on_table
+            .iter()
+            .enumerate()
+            .any(|(k, a)| on_table[k + 1..].iter().any(|b| set_into(engine, a, b)))
     }
 
     /// Tips up each piece read lying flat on the table that its reading sets into a piece of
