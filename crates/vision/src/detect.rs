@@ -220,6 +220,11 @@ struct Hypothesis {
     lift: f64,
 }
 
+/// Starting tilts of the search for a piece leaning with its apex up, degrees.
+const LEANING_TILTS_DEG: [f64; 2] = [45.0, 70.0];
+/// Starting tilts of the search for a piece upside down, slanted or on its apex, degrees.
+const UPSIDE_DOWN_TILTS_DEG: [f64; 2] = [150.0, 180.0];
+
 /// Steps of the pattern search up to this long are fine steps, taken for the best seed only, mm.
 const FINE_FROM_MM: f64 = 1.5;
 /// The pattern search stops once its step is this short, mm.
@@ -1495,13 +1500,29 @@ impl Detector {
         camera: &Camera,
         centre_px: &Point2<f64>,
     ) -> Option<(f64, Hypothesis)> {
+        let tilts: Vec<f64> = LEANING_TILTS_DEG
+            .into_iter()
+            .chain(UPSIDE_DOWN_TILTS_DEG)
+            .collect();
+        self.best_tilted_from(prefix, camera, centre_px, &tilts)
+    }
+
+    /// The best tilted piece of any size searched from the starting tilts `tilts_deg` (the
+    /// tilt itself free as the search goes).
+    fn best_tilted_from(
+        &self,
+        prefix: &Prefix,
+        camera: &Camera,
+        centre_px: &Point2<f64>,
+        tilts_deg: &[f64],
+    ) -> Option<(f64, Hypothesis)> {
         use std::f64::consts::TAU;
         let free_tilt = ACROSS_TABLE_TILTING;
         // The best yaw of each size and starting tilt, each taking coarse steps: an upside-down
         // piece's seed can score far below a leaning one's and still end best.
         let mut seeds: Vec<(f64, Hypothesis)> = Vec::new();
         for size in [Size::Small, Size::Medium, Size::Large] {
-            for tilt_deg in [45.0_f64, 70.0, 150.0, 180.0] {
+            for &tilt_deg in tilts_deg {
                 let Some(start) = self.start_on_table(
                     camera,
                     centre_px,

@@ -41,7 +41,8 @@ const SLIDE_MM: f64 = 30.0;
 /// Tipped readings fitted again from the best-scoring tilts of each heading tried.
 const STARTS_PER_HEADING: usize = 3;
 
-fn as_piece(d: &Detection) -> Piece {
+/// A read piece as the geometry engine takes it.
+pub(super) fn as_piece(d: &Detection) -> Piece {
     Piece::new(0, d.color, d.size, d.table_from_piece)
 }
 
@@ -52,7 +53,7 @@ fn as_piece(d: &Detection) -> Piece {
 pub(super) struct Solids(std::cell::OnceCell<Engine>);
 
 impl Solids {
-    fn of(&self, models: PieceModels) -> &Engine {
+    pub(super) fn of(&self, models: PieceModels) -> &Engine {
         self.0
             .get_or_init(|| Engine::new(models, Thresholds::default(), CallWindows::default()))
     }
