@@ -4,12 +4,12 @@
 mod common;
 
 use koanscope_geometry::Engine;
-use koanscope_scene::{Color, Orientation, Size};
+use koanscope_scene::{Color, Koan, Orientation, Piece, Scene, Size};
 use koanscope_vision::evaluate::{DetectionScore, score_scene, truth_pieces};
 use koanscope_vision::{
     Analysis, Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr,
 };
-use nalgebra::Vector2;
+use nalgebra::{Vector2, Vector3};
 
 #[test]
 fn pieces_are_found_with_colour_size_and_base_position() {
@@ -63,6 +63,36 @@ fn analysed_scene_lit(setup: &str, scene: usize, gain: f64) -> Option<Analysis> 
     )
 }
 
+/// The read piece that `is` the one wanted (`what`, for the failure).
+fn found<'a>(scene: &'a Scene, what: &str, is: impl Fn(&Piece) -> bool) -> &'a Piece {
+    scene
+        .pieces
+        .iter()
+        .find(|p| is(p))
+        .unwrap_or_else(|| panic!("no {what}: {:#?}", scene.pieces))
+}
+
+/// How far a read piece's axis (base centre to apex) is from `truth`, degrees.
+fn axis_off_deg(piece: &Piece, truth: Vector3<f64>) -> f64 {
+    (piece.table_from_piece * Vector3::z())
+        .angle(&truth)
+        .to_degrees()
+}
+
+/// The koan a read piece is in.
+fn koan_of<'a>(scene: &'a Scene, piece: &Piece) -> &'a Koan {
+    scene
+        .koans
+        .iter()
+        .find(|k| k.pieces.contains(&piece.id))
+        .unwrap_or_else(|| panic!("piece {} in no koan", piece.id))
+}
+
+/// Whether two pieces of a koan touch.
+fn touch(koan: &Koan, a: &Piece, b: &Piece) -> bool {
+    koan.touching.contains(&[a.id.min(b.id), a.id.max(b.id)])
+}
+
 /// The truth camera of one setup of the dataset.
 fn setup_camera(dir: &std::path::Path) -> Camera {
     let (k, camera_from_table) = common::truth_setup(dir);
@@ -87,14 +117,10 @@ fn a_piece_on_a_tip_is_not_read_as_a_bigger_one_standing_behind() {
     let scene = &analysis.scene;
     // The tower stands at (272.7, 114.8) mm on the table.
     let at_tower = |color: Color| {
-        scene
-            .pieces
-            .iter()
-            .find(|p| {
-                let base = p.table_from_piece.translation.vector;
-                p.color == color && (base.xy() - Vector2::new(272.7, 114.8)).norm() < 8.0
-            })
-            .unwrap_or_else(|| panic!("no {color} piece at the tower: {:#?}", scene.pieces))
+        found(scene, &format!("{color} piece at the tower"), |p| {
+            let base = p.table_from_piece.translation.vector;
+            p.color == color && (base.xy() - Vector2::new(272.7, 114.8)).norm() < 8.0
+        })
     };
     let (base, top) = (at_tower(Color::Red), at_tower(Color::Yellow));
     assert_eq!(top.size, Size::Medium, "{top:#?}");
@@ -119,31 +145,14 @@ fn a_leaner_whose_outline_fits_lying_flat_into_its_support_is_read_leaning_on_it
         return;
     };
     let scene = &analysis.scene;
-    let of = |color: Color| {
-        scene
-            .pieces
-            .iter()
-            .find(|p| p.color == color)
-            .unwrap_or_else(|| panic!("no {color} piece: {:#?}", scene.pieces))
-    };
+    let of = |color: Color| found(scene, &format!("{color} piece"), |p| p.color == color);
     let (leaner, support) = (of(Color::Black), of(Color::Red));
     let attributes = leaner.attributes.as_ref().expect("derived");
     assert_eq!(attributes.orientation, Orientation::Weird, "{leaner:#?}");
-    // The truth's axis: (0.834, -0.108, 0.541).
-    let axis = leaner.table_from_piece * nalgebra::Vector3::z();
-    let off = axis
-        .angle(&nalgebra::Vector3::new(0.834, -0.108, 0.541))
-        .to_degrees();
+    let off = axis_off_deg(leaner, Vector3::new(0.834, -0.108, 0.541));
     assert!(off < 5.0, "axis {off:.1} degrees off the truth's");
-    let koan = scene
-        .koans
-        .iter()
-        .find(|k| k.pieces.contains(&leaner.id))
-        .expect("in a koan");
-    assert!(
-        koan.touching
-            .contains(&[support.id.min(leaner.id), support.id.max(leaner.id)])
-    );
+    let koan = koan_of(scene, leaner);
+    assert!(touch(koan, leaner, support), "{:?}", koan.touching);
     assert!(
         koan.pointing.contains(&[leaner.id, support.id]),
         "{:?}",
@@ -170,33 +179,19 @@ fn a_piece_upside_down_against_another_is_not_read_leaning_on_nothing() {
         };
         let scene = &analysis.scene;
         let of = |color: Color| {
-            scene
-                .pieces
-                .iter()
-                .find(|p| p.color == color && p.size == Size::Large)
-                .unwrap_or_else(|| panic!("no large {color} piece: {:#?}", scene.pieces))
+            found(scene, &format!("large {color} piece"), |p| {
+                p.color == color && p.size == Size::Large
+            })
         };
         let (red, yellow) = (of(Color::Red), of(Color::Yellow));
-        // The truth's axis: (-0.115, -0.122, -0.986), apex down.
-        let axis = red.table_from_piece * nalgebra::Vector3::z();
-        let off = axis
-            .angle(&nalgebra::Vector3::new(-0.115, -0.122, -0.986))
-            .to_degrees();
+        // Apex down, as the truth has it.
+        let off = axis_off_deg(red, Vector3::new(-0.115, -0.122, -0.986));
         assert!(
             off < 10.0,
             "gain {gain}: axis {off:.1} degrees off the truth's"
         );
-        let koan = scene
-            .koans
-            .iter()
-            .find(|k| k.pieces.contains(&red.id))
-            .expect("in a koan");
-        assert!(
-            koan.touching
-                .contains(&[red.id.min(yellow.id), red.id.max(yellow.id)]),
-            "gain {gain}: {:?}",
-            koan.touching
-        );
+        let koan = koan_of(scene, red);
+        assert!(touch(koan, red, yellow), "gain {gain}: {:?}", koan.touching);
     }
 }
 
