@@ -492,7 +492,7 @@ fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
 /// scores under 0.55, and one within a hundredth where its outline fits fully. Over dev, its
 /// four relit copies and the holdout, 23 of the 43 readings this low were wrong or made up,
 /// against one in twenty above it.
-const UNSURE_CONFIDENCE: f64 = 0.55;
+pub(crate) const UNSURE_CONFIDENCE: f64 = 0.55;
 
 /// A judgment call on each piece read with a confidence under [`UNSURE_CONFIDENCE`]: another
 /// size or pose explains its pixels about as well, so the Master is asked to look. The margin

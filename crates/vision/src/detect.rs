@@ -225,6 +225,15 @@ const LEANING_TILTS_DEG: [f64; 2] = [45.0, 70.0];
 /// Starting tilts of the search for a piece upside down, slanted or on its apex, degrees.
 const UPSIDE_DOWN_TILTS_DEG: [f64; 2] = [150.0, 180.0];
 
+/// A tilted fit: its score, the piece, and the score of the best fit found on the other side
+/// of flat (see [`apex_up`]; minus infinity where none was).
+type TiltedFit = (f64, Hypothesis, f64);
+
+/// Whether a tilted piece has its apex up (leaning), not down (upside down).
+fn apex_up(h: &Hypothesis) -> bool {
+    h.tilt < std::f64::consts::FRAC_PI_2
+}
+
 /// Steps of the pattern search up to this long are fine steps, taken for the best seed only, mm.
 const FINE_FROM_MM: f64 = 1.5;
 /// The pattern search stops once its step is this short, mm.
@@ -279,7 +288,7 @@ struct FitCache {
     tower_bases: RefCell<HashMap<u64, Vec<(Detection, f64)>>>,
     /// The best leaning or upside-down piece, by region state alone: the refits with tips to
     /// rest on meet the same rest regions again, and a tilted piece rests on none of them.
-    tilted: RefCell<HashMap<u64, Option<(f64, Hypothesis)>>>,
+    tilted: RefCell<HashMap<u64, Option<TiltedFit>>>,
     /// The prefix sums, by region state alone: most states are fitted more than once.
     prefixes: RefCell<HashMap<u64, Rc<Prefix>>>,
     /// A piece of one size stacked on a tip or lying across two, by region state, its pips and
@@ -1464,18 +1473,29 @@ impl Detector {
         );
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
         // the region as a whole decides (see `explain_region`).
-        if allow_tilted {
-            all.extend(remembered(&cache.tilted, region_key, || {
+        let mut tilted_rival = f64::NEG_INFINITY;
+        if allow_tilted
+            && let Some((score, h, rival)) = remembered(&cache.tilted, region_key, || {
                 self.best_tilted(&prefix, camera, &centre_px)
-            }));
+            })
+        {
+            all.push((score, h));
+            tilted_rival = rival;
         }
         all.sort_by(|a, b| b.0.total_cmp(&a.0));
-        // How far each fit stands above the best fit of another size or resting family: a
-        // narrow lead means the silhouette alone could not tell them apart.
+        // How far each fit stands above the best fit of another size or resting family, or for
+        // a tilted piece the best turned over to the other side of flat: a narrow lead means
+        // the silhouette alone could not tell them apart.
         let lead = |h: &Hypothesis, score: f64| {
-            all.iter()
+            let other = all
+                .iter()
                 .find(|(_, o)| o.size != h.size || o.resting != h.resting)
-                .map_or(f64::INFINITY, |(other, _)| score - other)
+                .map_or(f64::INFINITY, |(other, _)| score - other);
+            if h.resting == Resting::Tilted {
+                other.min(score - tilted_rival)
+            } else {
+                other
+            }
         };
         let leads: Vec<f64> = all.iter().map(|(s, h)| lead(h, *s)).collect();
         let mut accepted = all.into_iter().zip(leads).filter_map(|((score, h), lead)| {
@@ -1493,13 +1513,14 @@ impl Detector {
         chosen
     }
 
-    /// The best leaning or upside-down piece for what is left of a region, of any size.
+    /// The best leaning or upside-down piece for what is left of a region, of any size, and
+    /// the score of the best finished on the other side of flat (see [`apex_up`]).
     fn best_tilted(
         &self,
         prefix: &Prefix,
         camera: &Camera,
         centre_px: &Point2<f64>,
-    ) -> Option<(f64, Hypothesis)> {
+    ) -> Option<TiltedFit> {
         let tilts: Vec<f64> = LEANING_TILTS_DEG
             .into_iter()
             .chain(UPSIDE_DOWN_TILTS_DEG)
@@ -1508,14 +1529,15 @@ impl Detector {
     }
 
     /// The best tilted piece of any size searched from the starting tilts `tilts_deg` (the
-    /// tilt itself free as the search goes).
+    /// tilt itself free as the search goes), and the score of the best finished on the other
+    /// side of flat than it (minus infinity where none was).
     fn best_tilted_from(
         &self,
         prefix: &Prefix,
         camera: &Camera,
         centre_px: &Point2<f64>,
         tilts_deg: &[f64],
-    ) -> Option<(f64, Hypothesis)> {
+    ) -> Option<TiltedFit> {
         use std::f64::consts::TAU;
         let free_tilt = ACROSS_TABLE_TILTING;
         // The best yaw of each size and starting tilt, each taking coarse steps: an upside-down
@@ -1543,16 +1565,37 @@ impl Detector {
             .into_iter()
             .map(|(_, h)| self.refine(prefix, camera, h, free_tilt, FINE_FROM_MM))
             .collect();
-        // Only the best tilted fit goes on, so only the best few coarse ones take fine steps.
+        // Only the best tilted fit goes on, so only the best few coarse ones take fine steps,
+        // and the best of the other side of flat, which a near tie with asks the Master to look.
         coarse.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let mut best: Option<(f64, Hypothesis)> = None;
-        for (_, h) in coarse.into_iter().take(BEST_FINISHED) {
-            let found = self.refine_fine(prefix, camera, h, free_tilt);
-            if best.as_ref().is_none_or(|(s, _)| found.0 > *s) {
-                best = Some(found);
-            }
+        let mut finished: Vec<(f64, Hypothesis)> = coarse
+            .iter()
+            .take(BEST_FINISHED)
+            .map(|(_, h)| self.refine_fine(prefix, camera, *h, free_tilt))
+            .collect();
+        let best_side = finished
+            .iter()
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, h)| apex_up(h));
+        if let Some(side) = best_side
+            && finished.iter().all(|(_, h)| apex_up(h) == side)
+            && let Some((_, h)) = coarse
+                .iter()
+                .skip(BEST_FINISHED)
+                .find(|(_, h)| apex_up(h) != side)
+        {
+            finished.push(self.refine_fine(prefix, camera, *h, free_tilt));
         }
-        best
+        let (score, best) = finished
+            .iter()
+            .copied()
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        let rival = finished
+            .iter()
+            .filter(|(_, h)| apex_up(h) != apex_up(&best))
+            .map(|(s, _)| *s)
+            .fold(f64::NEG_INFINITY, f64::max);
+        Some((score, best, rival))
     }
 
     /// The detection for a hypothesis, if it explains enough of what is left of the region.

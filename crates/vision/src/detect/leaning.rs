@@ -132,7 +132,7 @@ impl Detector {
         } else {
             LEANING_TILTS_DEG
         };
-        let (score, h) = self.best_tilted_from(&prefix, camera, &centre_px, &tilts)?;
+        let (score, h, _) = self.best_tilted_from(&prefix, camera, &centre_px, &tilts)?;
         let piece = self.accept(region, &prefix, camera, &h, f64::INFINITY)?;
         let (rest, rest_score) =
             self.rest_after(cache, region, camera, supports, &piece, f64::NEG_INFINITY);
@@ -177,7 +177,7 @@ mod tests {
         let cache = FitCache::default();
         let prefix = cache.prefix(region, region_key(region));
         let centre = region.target_centre().expect("pixels");
-        let (_, h) = detector
+        let (_, h, _) = detector
             .best_tilted_from(&prefix, camera, &centre, &LEANING_TILTS_DEG)
             .expect("a fit");
         detector
@@ -202,18 +202,30 @@ mod tests {
             .expect("in view")
     }
 
-    /// A red large drawn upside down against a yellow large, as in dev D2 scene 9: the best fit
-    /// of its outline leaning apex up lies 20 mm from the yellow, its box within reach of the
-    /// yellow's but its plastic not: it leans alone, and the drawn pose does not. A blue medium
-    /// lying alone, read leaning, is read lying again.
+    /// A red large drawn upside down, 30° off its apex, against a yellow large, as in dev D2
+    /// scene 9: the best fit of its outline leaning apex up lies 13 mm from the yellow, its
+    /// box within reach of the yellow's but its plastic not. It leans alone, and is read again
+    /// upside down as drawn, against the yellow. A blue medium lying alone, read leaning, is
+    /// read lying again.
     #[test]
-    fn a_piece_read_leaning_on_nothing_is_read_again() {
+    fn a_piece_read_leaning_on_nothing_is_turned_over_onto_its_neighbour_or_laid_down() {
         let camera = table_camera();
         let detector = Detector::new(crate::ColorModel::default());
         let engine = Engine::default();
         let placer = Placer::default();
-        let heading = 3.8;
-        let leaner = placer.tipped(Size::Large, 40.0, 100.0, heading, 165f64.to_radians());
+        let yaw = 2.4;
+        let upside_down = Hypothesis {
+            size: Size::Large,
+            resting: Resting::Tilted,
+            x: 40.0,
+            y: 100.0,
+            yaw,
+            tilt: 150f64.to_radians(),
+            lift: 0.0,
+        };
+        let leaner = detector.pose(&upside_down);
+        // Its base, above its apex, leans towards the piece's -y.
+        let heading = yaw - std::f64::consts::FRAC_PI_2;
         let support = placer
             .upright_holding(
                 &engine,
@@ -255,18 +267,78 @@ mod tests {
             "the boxes are within reach"
         );
         assert!(detector.leans_alone(&cache, &red, std::iter::once(&yellow)));
-        let mut drawn_red = red.clone();
-        drawn_red.table_from_piece = leaner;
-        assert!(!detector.leans_alone(&cache, &drawn_red, std::iter::once(&yellow)));
         let blue = of(&per_region, Color::Blue);
         assert!(detector.leans_alone(&cache, &blue, [&red, &yellow].into_iter()));
         let supports = vec![Vec::new(); regions.len()];
         detector.stand_lone_leaners(&cache, &camera, &regions, &mut per_region, &supports);
+        let red = of(&per_region, Color::Red);
+        assert_eq!((red.size, red.resting), (Size::Large, Resting::Tilted));
+        let axis_off = (red.table_from_piece * Vector3::z())
+            .angle(&(leaner * Vector3::z()))
+            .to_degrees();
+        assert!(
+            axis_off < 8.0,
+            "axis {axis_off:.1} degrees off the drawn one"
+        );
+        let gap = engine.surface_distance(&as_piece(&red), &as_piece(&yellow));
+        assert!(gap <= snap, "{gap:.1} mm from the yellow");
         let blue = of(&per_region, Color::Blue);
         assert_eq!(
             (blue.size, blue.resting),
             (Size::Medium, Resting::Flat),
             "{blue:#?}"
         );
+    }
+
+    /// A red large leaning 30° apex up on a yellow large: its outline fits about as well upside
+    /// down (seen from above, a slanted square either way), and whichever way it is read, the
+    /// confidence says the Master should look. Leaning 60°, it is read surely.
+    #[test]
+    fn a_leaner_that_fits_about_as_well_turned_over_is_read_unsure() {
+        let camera = table_camera();
+        let detector = Detector::new(crate::ColorModel::default());
+        let engine = Engine::default();
+        let placer = Placer::default();
+        let read_at = |tilt_deg: f64| {
+            let leaner = placer.tipped(Size::Large, 40.0, 100.0, 0.0, tilt_deg.to_radians());
+            let support = placer
+                .upright_holding(
+                    &engine,
+                    &Piece::new(0, Color::Red, Size::Large, leaner),
+                    Size::Large,
+                    0.0,
+                    0.2,
+                )
+                .expect("a large can hold it");
+            let regions = drawn_regions(
+                &detector,
+                &camera,
+                &[
+                    (Color::Red, Size::Large, leaner),
+                    (Color::Yellow, Size::Large, support),
+                ],
+            );
+            let red = regions
+                .iter()
+                .find(|r| r.color == Color::Red)
+                .expect("the red shows");
+            let cache = FitCache::default();
+            let (read, _) = detector
+                .fit_candidates(&cache, red, &camera, &[], true, 1)
+                .into_iter()
+                .next()
+                .expect("a reading");
+            read
+        };
+        let steep = read_at(30.0);
+        assert_eq!(steep.resting, Resting::Tilted, "{steep:#?}");
+        assert!(
+            steep.confidence < crate::analyze::UNSURE_CONFIDENCE,
+            "confidence {:.2}",
+            steep.confidence
+        );
+        let low = read_at(60.0);
+        assert_eq!(low.resting, Resting::Tilted, "{low:#?}");
+        assert!(low.confidence > 0.9, "confidence {:.2}", low.confidence);
     }
 }
