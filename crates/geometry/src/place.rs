@@ -103,7 +103,9 @@ impl Placer {
     }
 
     /// A piece standing at (x, y) and tipped `tilt` radians about its base edge toward `heading`:
-    /// the edge stays on the table and the apex swings toward `heading`.
+    /// the edge stays on the table and the apex swings toward `heading`. Past lying on a side
+    /// (about 105°) the apex would go into the table: for a piece upside down at a slant, turn
+    /// one from [`Placer::upside_down`] about its apex.
     pub fn tipped(&self, size: Size, x: f64, y: f64, heading: f64, tilt: f64) -> Isometry3<f64> {
         let half = self.models.dims(size).base_mm / 2.0;
         let turn = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), heading);

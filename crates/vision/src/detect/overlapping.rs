@@ -523,11 +523,13 @@ mod tests {
         assert!(!into(&[medium, on_tip]));
     }
 
-    /// A yellow large leaning upside down on a blue piece, drawn so in three poses. The usual
-    /// reading of its region (upright, flat, stacked) is two pieces set into each other: a
-    /// medium with a small flat or standing beside it, a part of the large each. No table holds
-    /// that; it is read as the one large, leaning. (Which way up it leans is not judged here: the
-    /// drawn frames show no open base, and a silhouette alone leaves that open.)
+    /// A yellow large leaning upside down on a blue piece, resting on its apex 20° or 30° off
+    /// it, drawn so in three poses. The usual reading of its region (upright, flat, stacked) is
+    /// pieces set into each other: a medium with a small flat or standing beside it, a part of
+    /// the large each. No table holds that; it is read as the one large, leaning. (Which way up
+    /// it leans is not judged here: the drawn frames show no open base, and a silhouette alone
+    /// leaves that open. The poses were drawn with `Placer::tipped` until 2026-11-28, which
+    /// tipped past 90° puts the apex under the table.)
     #[test]
     fn a_large_leaning_upside_down_is_one_piece_not_parts_set_into_each_other() {
         let camera = table_camera();
@@ -536,10 +538,19 @@ mod tests {
         let placer = Placer::default();
         for (support_size, heading, tilt_deg) in [
             (Size::Medium, 1.2, 160.0f64),
-            (Size::Medium, 5.6, 160.0),
-            (Size::Large, 2.8, 150.0),
+            (Size::Medium, 3.4, 160.0),
+            (Size::Large, 1.8, 150.0),
         ] {
-            let leaner = placer.tipped(Size::Large, 40.0, 100.0, heading, tilt_deg.to_radians());
+            // Resting on its apex, its base leaning towards `heading` (the piece's -y).
+            let leaner = detector.pose(&Hypothesis {
+                size: Size::Large,
+                resting: Resting::Tilted,
+                x: 40.0,
+                y: 100.0,
+                yaw: heading + std::f64::consts::FRAC_PI_2,
+                tilt: tilt_deg.to_radians(),
+                lift: 0.0,
+            });
             let support = placer
                 .upright_holding(
                     &engine,
@@ -562,9 +573,21 @@ mod tests {
                 .find(|r| r.color == Color::Yellow)
                 .expect("the yellow shows");
             let cache = FitCache::default();
+            let case = format!("on a {support_size:?} heading {heading} tilted {tilt_deg} deg");
+            let (usual, _) = detector.explain_region_with(
+                &cache,
+                region.clone(),
+                &camera,
+                &[],
+                false,
+                f64::NEG_INFINITY,
+            );
+            assert!(
+                detector.sets_into_each_other(&usual, &cache.solids),
+                "{case}: the usual reading {usual:#?}"
+            );
             let (found, _) = detector.explain_region(&cache, region.clone(), &camera, &[]);
             let read: Vec<(Size, Resting)> = found.iter().map(|d| (d.size, d.resting)).collect();
-            let case = format!("on a {support_size:?} heading {heading} tilted {tilt_deg} deg");
             assert_eq!(read, [(Size::Large, Resting::Tilted)], "{case}");
         }
     }
