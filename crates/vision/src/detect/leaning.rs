@@ -90,8 +90,9 @@ impl Detector {
         }
     }
 
-    /// Whether `d` leans (see [`leans`]) with none of `others` within `leaning_snap_mm` of it:
-    /// boxes first, which can only err towards keeping it, then the plastic.
+    /// Whether `d` leans (see [`leans`]) with none of `others`' plastic within
+    /// `leaning_snap_mm` of its own: their corner boxes first (boxes apart by more are farther
+    /// apart still), then the plastic.
     fn leans_alone<'a>(
         &self,
         cache: &FitCache,
