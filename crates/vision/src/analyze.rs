@@ -490,8 +490,8 @@ fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
 /// A confidence under this is a near tie: with `min_precision` at 0.6, only a reading that
 /// another size or pose came within a tenth of its pixels of (the fit alone gives at least 0.6)
 /// scores under 0.55, and one within a hundredth where its outline fits fully. Over dev, its
-/// four relit copies and the holdout, 26 of the 51 readings this low were wrong or made up,
-/// against 50 of 1473 (one in thirty) above it.
+/// four relit copies and the holdout, 26 of the 48 readings this low were wrong or made up,
+/// against 50 of 1476 (one in thirty) above it.
 pub(crate) const UNSURE_CONFIDENCE: f64 = 0.55;
 
 /// A judgment call on each piece read with a confidence under [`UNSURE_CONFIDENCE`]: another
@@ -752,6 +752,7 @@ mod tests {
             rim_share: None,
             shaded_choice: None,
             tipped: None,
+            turned_over: None,
         };
         let standing = standing_where_seen(&piece, &detection, &camera, &detector).unwrap();
         assert_eq!(standing.translation.z, 0.0, "on the table");

@@ -337,6 +337,7 @@ mod tests {
             rim_share: None,
             shaded_choice: None,
             tipped: None,
+            turned_over: None,
         }
     }
 

@@ -169,6 +169,19 @@ pub struct Detection {
     /// Set where the piece was read lying flat into another and tipped up against it instead
     /// (see `detect/overlapping.rs`): a judgment call for the Master.
     pub tipped: Option<Tipped>,
+    /// Set for a tilted piece whose confidence the best fit turned over to the other side of
+    /// flat lowered most: that fit, and the confidence without it.
+    pub turned_over: Option<TurnedOver>,
+}
+
+/// The best fit of a tilted piece on the other side of flat (apex up against apex down) than
+/// its reading, where that came nearer the reading than any fit of another size or family.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TurnedOver {
+    pub size: Size,
+    pub table_from_piece: Isometry3<f64>,
+    /// The reading's confidence weighed without it.
+    pub confidence_without: f64,
 }
 
 /// A piece read leaning on another because lying flat, as its outline had it, it went into it
@@ -225,9 +238,9 @@ const LEANING_TILTS_DEG: [f64; 2] = [45.0, 70.0];
 /// Starting tilts of the search for a piece upside down, slanted or on its apex, degrees.
 const UPSIDE_DOWN_TILTS_DEG: [f64; 2] = [150.0, 180.0];
 
-/// A tilted fit: its score, the piece, and the score of the best fit found on the other side
-/// of flat (see [`apex_up`]; minus infinity where none was).
-type TiltedFit = (f64, Hypothesis, f64);
+/// A tilted fit: its score, the piece, and the best fit found on the other side of flat (see
+/// [`apex_up`]) with its score, if any was.
+type TiltedFit = (f64, Hypothesis, Option<(f64, Hypothesis)>);
 
 /// Whether a tilted piece has its apex up (leaning), not down (upside down).
 fn apex_up(h: &Hypothesis) -> bool {
@@ -631,6 +644,7 @@ impl Detector {
         }
         self.sit_posts_back_down(stood, &mut per_region, &mut scores);
         self.stand_lone_leaners(&cache, camera, regions, &mut per_region, &refitted_with);
+        self.dismiss_rivals_leaning_on_nothing(&cache, &mut per_region);
         // Two pieces cannot be in one place: a piece read lying into another leans on it.
         self.lean_overlapping(camera, regions, &mut per_region, solids);
         let found = per_region.into_iter().flatten().collect();
@@ -1473,7 +1487,7 @@ impl Detector {
         );
         // Leaning and upside-down pieces, when allowed: the better-scoring fit wins here, and
         // the region as a whole decides (see `explain_region`).
-        let mut tilted_rival = f64::NEG_INFINITY;
+        let mut tilted_rival = None;
         if allow_tilted
             && let Some((score, h, rival)) = remembered(&cache.tilted, region_key, || {
                 self.best_tilted(&prefix, camera, &centre_px)
@@ -1483,23 +1497,29 @@ impl Detector {
             tilted_rival = rival;
         }
         all.sort_by(|a, b| b.0.total_cmp(&a.0));
-        // How far each fit stands above the best fit of another size or resting family, or for
-        // a tilted piece the best turned over to the other side of flat: a narrow lead means
-        // the silhouette alone could not tell them apart.
+        // How far each fit stands above the best fit of another size or resting family: a
+        // narrow lead means the silhouette alone could not tell them apart.
         let lead = |h: &Hypothesis, score: f64| {
-            let other = all
-                .iter()
+            all.iter()
                 .find(|(_, o)| o.size != h.size || o.resting != h.resting)
-                .map_or(f64::INFINITY, |(other, _)| score - other);
-            if h.resting == Resting::Tilted {
-                other.min(score - tilted_rival)
-            } else {
-                other
-            }
+                .map_or(f64::INFINITY, |(other, _)| score - other)
         };
         let leads: Vec<f64> = all.iter().map(|(s, h)| lead(h, *s)).collect();
         let mut accepted = all.into_iter().zip(leads).filter_map(|((score, h), lead)| {
-            Some((self.accept(region, &prefix, camera, &h, lead)?, score))
+            // A tilted piece also leads the best fit turned over to the other side of flat.
+            let rival = tilted_rival
+                .filter(|(rival, _)| h.resting == Resting::Tilted && score - rival < lead);
+            let Some((rival_score, rival)) = rival else {
+                return Some((self.accept(region, &prefix, camera, &h, lead)?, score));
+            };
+            let confidence_without = self.accept(region, &prefix, camera, &h, lead)?.confidence;
+            let mut piece = self.accept(region, &prefix, camera, &h, score - rival_score)?;
+            piece.turned_over = Some(TurnedOver {
+                size: rival.size,
+                table_from_piece: self.pose(&rival),
+                confidence_without,
+            });
+            Some((piece, score))
         });
         let mut chosen: Vec<(Detection, f64)> = accepted.by_ref().take(count).collect();
         // When choosing among several, keep an upright one in the running: the base of a
@@ -1514,7 +1534,7 @@ impl Detector {
     }
 
     /// The best leaning or upside-down piece for what is left of a region, of any size, and
-    /// the score of the best finished on the other side of flat (see [`apex_up`]).
+    /// the best finished on the other side of flat (see [`apex_up`]).
     fn best_tilted(
         &self,
         prefix: &Prefix,
@@ -1529,8 +1549,8 @@ impl Detector {
     }
 
     /// The best tilted piece of any size searched from the starting tilts `tilts_deg` (the
-    /// tilt itself free as the search goes), and the score of the best finished on the other
-    /// side of flat than it (minus infinity where none was).
+    /// tilt itself free as the search goes), and the best finished on the other side of flat
+    /// than it, if any was.
     fn best_tilted_from(
         &self,
         prefix: &Prefix,
@@ -1592,9 +1612,9 @@ impl Detector {
             .max_by(|a, b| a.0.total_cmp(&b.0))?;
         let rival = finished
             .iter()
+            .copied()
             .filter(|(_, h)| apex_up(h) != apex_up(&best))
-            .map(|(s, _)| *s)
-            .fold(f64::NEG_INFINITY, f64::max);
+            .max_by(|a, b| a.0.total_cmp(&b.0));
         Some((score, best, rival))
     }
 
@@ -1655,6 +1675,7 @@ impl Detector {
             rim_share: None,
             shaded_choice: None,
             tipped: None,
+            turned_over: None,
         })
     }
 

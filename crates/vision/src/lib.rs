@@ -48,7 +48,7 @@ pub use color::ColorModel;
 pub use cv::{isometry_from_rvec_tvec, rvec_tvec_from_isometry};
 pub use detect::{
     DetectParams, Detection, Detector, HueUpdate, ShadedAlternative, ShadedChoice, Tipped,
-    relearn_colors, relearn_colors_labelled,
+    TurnedOver, relearn_colors, relearn_colors_labelled,
 };
 pub use error::VisionError;
 pub use koanscope_geometry::may_hide;

@@ -200,6 +200,7 @@ mod tests {
             rim_share: None,
             shaded_choice: None,
             tipped: None,
+            turned_over: None,
         }
     }
 

@@ -90,6 +90,36 @@ impl Detector {
         }
     }
 
+    /// Gives back the confidence a tilted reading lost to its fit turned over to the other side
+    /// of flat (see [`TurnedOver`]) where that fit would lean on nothing: not a reading the
+    /// table could hold, however well its outline fits.
+    pub(super) fn dismiss_rivals_leaning_on_nothing(
+        &self,
+        cache: &FitCache,
+        per_region: &mut [Vec<Detection>],
+    ) {
+        let all: Vec<Detection> = per_region.iter().flatten().cloned().collect();
+        for (this, d) in per_region.iter_mut().flatten().enumerate() {
+            let Some(turned) = d.turned_over else {
+                continue;
+            };
+            let rival = Detection {
+                size: turned.size,
+                resting: Resting::Tilted,
+                table_from_piece: turned.table_from_piece,
+                ..d.clone()
+            };
+            let others = all
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k != this)
+                .map(|(_, o)| o);
+            if self.leans_alone(cache, &rival, others) {
+                d.confidence = d.confidence.max(turned.confidence_without);
+            }
+        }
+    }
+
     /// Whether `d` leans (see [`leans`]) with none of `others`' plastic within
     /// `leaning_snap_mm` of its own: their corner boxes first (boxes apart by more are farther
     /// apart still), then the plastic.
@@ -341,5 +371,44 @@ mod tests {
         let low = read_at(60.0);
         assert_eq!(low.resting, Resting::Tilted, "{low:#?}");
         assert!(low.confidence > 0.9, "confidence {:.2}", low.confidence);
+    }
+
+    /// A tilted reading's confidence lowered by its fit turned over comes back where that fit
+    /// would lean on nothing, and stays down where it would rest on a neighbour.
+    #[test]
+    fn a_turned_over_rival_leaning_on_nothing_costs_no_confidence() {
+        let detector = Detector::new(crate::ColorModel::default());
+        let engine = Engine::default();
+        let placer = Placer::default();
+        let leaner = placer.tipped(Size::Large, 40.0, 100.0, 0.0, 0.5);
+        let support = placer
+            .upright_holding(
+                &engine,
+                &Piece::new(0, Color::Red, Size::Large, leaner),
+                Size::Large,
+                0.0,
+                0.2,
+            )
+            .expect("a large can hold it");
+        let camera = table_camera();
+        let yellow = standing(&detector, &camera, &support);
+        let read_with_rival_at = |rival: Isometry3<f64>| {
+            let mut red = yellow.clone();
+            red.color = Color::Red;
+            red.resting = Resting::Tilted;
+            red.table_from_piece = leaner;
+            red.confidence = 0.5;
+            red.turned_over = Some(TurnedOver {
+                size: Size::Large,
+                table_from_piece: rival,
+                confidence_without: 0.9,
+            });
+            let mut per_region = vec![vec![red], vec![yellow.clone()]];
+            detector.dismiss_rivals_leaning_on_nothing(&FitCache::default(), &mut per_region);
+            per_region[0][0].confidence
+        };
+        let far_off = placer.tipped(Size::Large, 140.0, 100.0, 0.0, 0.5);
+        assert_eq!(read_with_rival_at(far_off), 0.9);
+        assert_eq!(read_with_rival_at(leaner), 0.5);
     }
 }
