@@ -321,6 +321,26 @@ mod tests {
         );
     }
 
+    /// A large leaning `tilt` (radians) apex up at (40, 100) mm, and a large standing where it
+    /// holds it up.
+    fn large_on_large(
+        engine: &Engine,
+        placer: &Placer,
+        tilt: f64,
+    ) -> (Isometry3<f64>, Isometry3<f64>) {
+        let leaner = placer.tipped(Size::Large, 40.0, 100.0, 0.0, tilt);
+        let support = placer
+            .upright_holding(
+                engine,
+                &Piece::new(0, Color::Red, Size::Large, leaner),
+                Size::Large,
+                0.0,
+                0.2,
+            )
+            .expect("a large can hold it");
+        (leaner, support)
+    }
+
     /// A red large leaning 30° apex up on a yellow large: its outline fits about as well upside
     /// down (seen from above, a slanted square either way), and whichever way it is read, the
     /// confidence says the Master should look. Leaning 60°, it is read surely.
@@ -331,16 +351,7 @@ mod tests {
         let engine = Engine::default();
         let placer = Placer::default();
         let read_at = |tilt_deg: f64| {
-            let leaner = placer.tipped(Size::Large, 40.0, 100.0, 0.0, tilt_deg.to_radians());
-            let support = placer
-                .upright_holding(
-                    &engine,
-                    &Piece::new(0, Color::Red, Size::Large, leaner),
-                    Size::Large,
-                    0.0,
-                    0.2,
-                )
-                .expect("a large can hold it");
+            let (leaner, support) = large_on_large(&engine, &placer, tilt_deg.to_radians());
             let regions = drawn_regions(
                 &detector,
                 &camera,
@@ -380,16 +391,7 @@ mod tests {
         let detector = Detector::new(crate::ColorModel::default());
         let engine = Engine::default();
         let placer = Placer::default();
-        let leaner = placer.tipped(Size::Large, 40.0, 100.0, 0.0, 0.5);
-        let support = placer
-            .upright_holding(
-                &engine,
-                &Piece::new(0, Color::Red, Size::Large, leaner),
-                Size::Large,
-                0.0,
-                0.2,
-            )
-            .expect("a large can hold it");
+        let (leaner, support) = large_on_large(&engine, &placer, 0.5);
         let camera = table_camera();
         let yellow = standing(&detector, &camera, &support);
         let read_with_rival_at = |rival: Isometry3<f64>| {
