@@ -2102,6 +2102,21 @@ fn apex_of(d: &Detection, pieces: &PieceModels) -> Point3<f64> {
     Placer::new(*pieces).apex(d.size, &d.table_from_piece)
 }
 
+/// The hypothesis of a large standing upright at `pose` on the table: for the fit's tests.
+#[cfg(test)]
+fn upright_large_hypothesis(pose: &Isometry3<f64>) -> Hypothesis {
+    let axis = pose * nalgebra::Vector3::x();
+    Hypothesis {
+        size: Size::Large,
+        resting: Resting::Upright,
+        x: pose.translation.x,
+        y: pose.translation.y,
+        yaw: axis.y.atan2(axis.x),
+        tilt: 0.0,
+        lift: 0.0,
+    }
+}
+
 /// The regions of a frame drawn with `pieces` (each colour, size and pose), as the fit's
 /// stages meet them: for their tests.
 #[cfg(test)]

@@ -218,18 +218,8 @@ mod tests {
 
     /// A yellow large read standing upright at `pose`.
     fn standing(detector: &Detector, camera: &Camera, pose: &Isometry3<f64>) -> Detection {
-        let x_axis = pose * Vector3::x();
-        let h = Hypothesis {
-            size: Size::Large,
-            resting: Resting::Upright,
-            x: pose.translation.x,
-            y: pose.translation.y,
-            yaw: x_axis.y.atan2(x_axis.x),
-            tilt: 0.0,
-            lift: 0.0,
-        };
         detector
-            .detection(Color::Yellow, camera, &h, 1.0)
+            .detection(Color::Yellow, camera, &upright_large_hypothesis(pose), 1.0)
             .expect("in view")
     }
 

@@ -647,7 +647,12 @@ mod tests {
             ],
         );
         let upright = detector
-            .detection(Color::Red, &camera, &pose_hypothesis(&support), 1.0)
+            .detection(
+                Color::Red,
+                &camera,
+                &upright_large_hypothesis(&support),
+                1.0,
+            )
             .expect("in view");
         let flat = detector
             .detection(Color::Black, &camera, lying, 1.0)
@@ -666,19 +671,5 @@ mod tests {
             .flatten()
             .find(|d| d.color == Color::Black)
             .expect("still there")
-    }
-
-    /// The hypothesis of an upright pose on the table.
-    fn pose_hypothesis(pose: &Isometry3<f64>) -> Hypothesis {
-        let axis = pose * nalgebra::Vector3::x();
-        Hypothesis {
-            size: Size::Large,
-            resting: Resting::Upright,
-            x: pose.translation.x,
-            y: pose.translation.y,
-            yaw: axis.y.atan2(axis.x),
-            tilt: 0.0,
-            lift: 0.0,
-        }
     }
 }
