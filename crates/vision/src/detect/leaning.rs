@@ -98,6 +98,10 @@ impl Detector {
         cache: &FitCache,
         per_region: &mut [Vec<Detection>],
     ) {
+        // Most frames hold no such reading: the pieces are copied only for those that do.
+        if !per_region.iter().flatten().any(|d| d.turned_over.is_some()) {
+            return;
+        }
         let all: Vec<Detection> = per_region.iter().flatten().cloned().collect();
         for (this, d) in per_region.iter_mut().flatten().enumerate() {
             let Some(turned) = d.turned_over else {
