@@ -173,6 +173,11 @@ fn bench_reports_each_target_beside_its_baseline() {
             )
             .unwrap(),
         )
+        // The one-off cost of a process's first frame is shown apart from the medians.
+        .stdout(
+            predicate::str::is_match(r"the process's first frame \(fills the Lab table\) +[0-9.]+ ms")
+                .unwrap(),
+        )
         // The rendered table: every piece in view found, timed against its own floor.
         .stdout(
             predicate::str::is_match(

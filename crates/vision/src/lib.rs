@@ -21,6 +21,7 @@ pub mod evaluate;
 mod gap;
 pub mod heap;
 pub mod image;
+mod lab_table;
 mod left_board;
 pub mod memory;
 mod occlusion;

@@ -90,8 +90,7 @@ pub(crate) const UNKNOWN: u8 = 1;
 
 /// Classifies every pixel of a BGR frame with the colour model.
 pub fn segment(image: &Mat, model: &ColorModel) -> Result<Segmentation, VisionError> {
-    let mut lab = Mat::default();
-    imgproc::cvt_color_def(image, &mut lab, imgproc::COLOR_BGR2Lab).during("converting to Lab")?;
+    let lab = crate::lab_table::bgr_to_lab(image)?;
     let (w, h) = (lab.cols(), lab.rows());
     // The table's colour around each pixel: a median at an eighth of the resolution (blocks of
     // BLOCK_PX) keeps it cheap (the window, a few times a large piece, still spans 15 samples
