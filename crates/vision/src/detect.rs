@@ -1512,8 +1512,15 @@ impl Detector {
             let Some((rival_score, rival)) = rival else {
                 return Some((self.accept(region, &prefix, camera, &h, lead)?, score));
             };
-            let confidence_without = self.accept(region, &prefix, camera, &h, lead)?.confidence;
-            let mut piece = self.accept(region, &prefix, camera, &h, score - rival_score)?;
+            // One fit, two confidences: with and without the rival's narrower lead.
+            let fit = self.accepted_fit(&prefix, camera, &h)?;
+            let confidence_without = fit.confidence(lead);
+            let mut piece = self.detection(
+                region.color,
+                camera,
+                &h,
+                fit.confidence(score - rival_score),
+            )?;
             piece.turned_over = Some(TurnedOver {
                 size: rival.size,
                 table_from_piece: self.pose(&rival),
@@ -1618,7 +1625,8 @@ impl Detector {
         Some((score, best, rival))
     }
 
-    /// The detection for a hypothesis, if it explains enough of what is left of the region.
+    /// The detection for a hypothesis, if it explains enough of what is left of the region,
+    /// with its fit's confidence given its `lead` (see [`Fit::confidence`]).
     fn accept(
         &self,
         region: &Region,
@@ -1627,6 +1635,12 @@ impl Detector {
         h: &Hypothesis,
         lead: f64,
     ) -> Option<Detection> {
+        let fit = self.accepted_fit(prefix, camera, h)?;
+        self.detection(region.color, camera, h, fit.confidence(lead))
+    }
+
+    /// How a hypothesis fits what is left of the region, if it explains enough of it.
+    fn accepted_fit(&self, prefix: &Prefix, camera: &Camera, h: &Hypothesis) -> Option<Fit> {
         let (_, o) = self.score(prefix, camera, h);
         let precision = o.on / (o.on + o.off).max(1.0);
         let support = o.on / (o.on + o.off + o.care).max(1.0);
@@ -1646,11 +1660,10 @@ impl Detector {
         {
             return None;
         }
-        // Half the confidence is the fit, scaled down when another size or pose family came
-        // within a tenth of the pixels of scoring as well.
-        let confidence =
-            (precision * (0.5 + 0.5 * (lead / (0.1 * o.on)).clamp(0.0, 1.0))).clamp(0.0, 1.0);
-        self.detection(region.color, camera, h, confidence)
+        Some(Fit {
+            precision,
+            on_px: o.on,
+        })
     }
 
     /// The detection of a hypothesis, with its pose, outline and centroid's pixel.
@@ -2100,6 +2113,24 @@ fn with_others_explained(region: &Region, pieces: &[Detection], k: usize) -> Reg
 /// The apex of a detected piece, table frame.
 fn apex_of(d: &Detection, pieces: &PieceModels) -> Point3<f64> {
     Placer::new(*pieces).apex(d.size, &d.table_from_piece)
+}
+
+/// How a piece's silhouette fits the pixels it was accepted for (see `Detector::accepted_fit`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fit {
+    /// The share of its silhouette's counted pixels that are the region's.
+    pub(crate) precision: f64,
+    /// The region's pixels it covers.
+    pub(crate) on_px: f64,
+}
+
+impl Fit {
+    /// Half the confidence is the fit, scaled down when another reading came within a tenth
+    /// of the pixels of scoring as well (`lead`: how far it scored above that reading).
+    pub(crate) fn confidence(&self, lead: f64) -> f64 {
+        let lead_share = (lead / (0.1 * self.on_px)).clamp(0.0, 1.0);
+        (self.precision * (0.5 + 0.5 * lead_share)).clamp(0.0, 1.0)
+    }
 }
 
 /// The hypothesis of a large standing upright at `pose` on the table: for the fit's tests.

@@ -200,12 +200,16 @@ impl Detector {
         if weighed <= must_beat || so_far + rest_score <= outline_bar {
             return None;
         }
-        // Like a piece fitted alone (see `accept`), half the confidence is the fit, scaled down
-        // when the region's reading without the tower came within a tenth of its pixels: by the
-        // outline alone, which the depth order only broke a near tie of (a reading it
-        // contradicts hard is not thereby a sure base: a tower's middle read as one).
+        // Like a piece fitted alone (`Fit::confidence`), half the confidence is the fit,
+        // scaled down when the region's reading without the tower came within a tenth of its
+        // pixels: by the outline alone, which the depth order only broke a near tie of (a
+        // reading it contradicts hard is not thereby a sure base: a tower's middle read as one).
         let lead = so_far + rest_score - previous;
-        base.confidence = precision * (0.5 + 0.5 * (lead / (0.1 * o.on)).clamp(0.0, 1.0));
+        base.confidence = Fit {
+            precision,
+            on_px: o.on,
+        }
+        .confidence(lead);
         base.rim_share = Some(o.on / (o.on + o.off + o.care).max(1.0));
         let mut pieces = vec![base];
         pieces.extend(rest);
