@@ -8,7 +8,7 @@
 //! for byte what `cvt_color` gives, in about a third of the time: a frame's colours are few and
 //! close together, so their rows of the table stay in the cache.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use opencv::core::{CV_8UC3, Mat, Scalar};
 use opencv::imgproc;
@@ -20,6 +20,7 @@ use crate::error::{CvContext, VisionError};
 const TABLE_BYTES: usize = 3 << 24;
 
 static TABLE: OnceLock<Vec<u8>> = OnceLock::new();
+static BUILDING: Mutex<()> = Mutex::new(());
 
 /// The frame (8-bit BGR) in 8-bit Lab, as `cvt_color(.., COLOR_BGR2Lab)` gives it. A frame of any
 /// other type, or whose rows are not contiguous, goes to `cvt_color` itself (and gets its error).
@@ -50,6 +51,13 @@ fn table() -> Result<&'static [u8], VisionError> {
     if let Some(table) = TABLE.get() {
         return Ok(table);
     }
+    // Vision workers meeting their first frames together build it once.
+    let _building = BUILDING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(table) = TABLE.get() {
+        return Ok(table);
+    }
     let mut table = Vec::with_capacity(TABLE_BYTES);
     let mut bgr = Mat::new_rows_cols_with_default(256, 256, CV_8UC3, Scalar::all(0.0))
         .during("building the Lab table")?;
@@ -63,7 +71,6 @@ fn table() -> Result<&'static [u8], VisionError> {
             .during("building the Lab table")?;
         table.extend_from_slice(lab.data_bytes().during("building the Lab table")?);
     }
-    // Two threads may both build it; either's table is the same.
     Ok(TABLE.get_or_init(|| table))
 }
 
