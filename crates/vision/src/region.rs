@@ -280,11 +280,19 @@ pub(crate) fn regions(
                 let mut lightness = vec![0u8; rw * rh];
                 let lab = seg.lab_bytes();
                 for y in 0..rh {
+                    let fy = y0 + y;
+                    let frame_row = fy * w + x0..fy * w + x0 + rw;
+                    for (l, p) in lightness[y * rw..(y + 1) * rw]
+                        .iter_mut()
+                        .zip(lab[3 * frame_row.start..3 * frame_row.end].chunks_exact(3))
+                    {
+                        *l = p[0];
+                    }
+                    let in_crop_rows = fy >= cy0 && fy < cy1;
                     for x in 0..rw {
-                        let (fx, fy) = (x0 + x, y0 + y);
-                        let idx = fy * w + fx;
-                        lightness[y * rw + x] = lab[3 * idx];
-                        let in_crop = fx >= cx0 && fx < cx1 && fy >= cy0 && fy < cy1;
+                        let fx = x0 + x;
+                        let idx = frame_row.start + x;
+                        let in_crop = in_crop_rows && fx >= cx0 && fx < cx1;
                         if in_crop && labels[(fy - cy0) * cw + (fx - cx0)] == label {
                             target[y * rw + x] = 1;
                         } else if seg.classes[idx] != TABLE || in_seam(&seg.classes, (w, h), fx, fy)
@@ -321,6 +329,15 @@ pub(crate) fn regions(
 /// table. (Whether a gap between two pieces shows the table is judged on the frame's own classes,
 /// in `gap.rs`.)
 fn in_seam(classes: &[u8], (w, h): (usize, usize), x: usize, y: usize) -> bool {
+    // Most table pixels have table all round them: no seam (each case below needs a
+    // foreground pixel next to it). Table is class 0, so four classes are tested in one `or`.
+    const _: () = assert!(TABLE == 0);
+    if x > 0 && y > 0 && x + 1 < w && y + 1 < h {
+        let k = y * w + x;
+        if (classes[k - 1] | classes[k + 1] | classes[k - w] | classes[k + w]) == TABLE {
+            return false;
+        }
+    }
     // The class `k` pixels away along a row (`along_row`) or a column, table outside the frame.
     let at = |k: isize, along_row: bool| -> u8 {
         let (px, py) = if along_row {
