@@ -1,6 +1,7 @@
 //! Detection quality against ground truth: pieces paired by their image position, then colour,
 //! size, orientation, grounded and base position compared pair by pair.
 
+use koanscope_eval::Count;
 use koanscope_scene::{Color, Orientation, Scene, Size};
 use nalgebra::Point3;
 use serde::Serialize;
@@ -69,45 +70,17 @@ pub fn truth_pieces(document: &serde_json::Value) -> Result<Vec<TruthPiece>, Str
         .collect()
 }
 
-/// Counts of one comparison.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Tally {
-    pub agree: usize,
-    pub total: usize,
-}
-
-impl Tally {
-    fn add(&mut self, agree: bool) {
-        self.total += 1;
-        self.agree += usize::from(agree);
-    }
-
-    fn merge(&mut self, other: Tally) {
-        self.agree += other.agree;
-        self.total += other.total;
-    }
-
-    /// Share that agree; 1 when there was nothing to compare.
-    pub fn rate(&self) -> f64 {
-        if self.total == 0 {
-            1.0
-        } else {
-            self.agree as f64 / self.total as f64
-        }
-    }
-}
-
 /// Detection figures over one or many scenes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct DetectionScore {
     /// Visible true pieces that were found (recall).
-    pub recall: Tally,
+    pub recall: Count,
     /// Detections that are a true piece (precision).
-    pub precision: Tally,
-    pub color: Tally,
-    pub size: Tally,
-    pub orientation: Tally,
-    pub grounded: Tally,
+    pub precision: Count,
+    pub color: Count,
+    pub size: Count,
+    pub orientation: Count,
+    pub grounded: Count,
     /// Distance between true and found base centres of paired pieces, mm.
     pub base_errors_mm: Vec<f64>,
 }
@@ -231,8 +204,8 @@ mod tests {
             truth(Color::Red, [713.0, 393.0], 0.0),
         ];
         let score = score_scene(&scene, &truth, 20.0);
-        assert_eq!(score.color, Tally { agree: 1, total: 1 });
-        assert_eq!(score.recall, Tally { agree: 1, total: 1 });
-        assert_eq!(score.precision, Tally { agree: 1, total: 1 });
+        assert_eq!(score.color, Count { agree: 1, total: 1 });
+        assert_eq!(score.recall, Count { agree: 1, total: 1 });
+        assert_eq!(score.precision, Count { agree: 1, total: 1 });
     }
 }
