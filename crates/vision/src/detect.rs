@@ -1506,25 +1506,17 @@ impl Detector {
         };
         let leads: Vec<f64> = all.iter().map(|(s, h)| lead(h, *s)).collect();
         let mut accepted = all.into_iter().zip(leads).filter_map(|((score, h), lead)| {
-            // A tilted piece also leads the best fit turned over to the other side of flat.
+            // A tilted piece also leads the best fit turned over to the other side of flat;
+            // where that lead is the narrower, the piece keeps the confidence without it too.
             let rival = tilted_rival
                 .filter(|(rival, _)| h.resting == Resting::Tilted && score - rival < lead);
-            let Some((rival_score, rival)) = rival else {
-                return Some((self.accept(region, &prefix, camera, &h, lead)?, score));
-            };
-            // One fit, two confidences: with and without the rival's narrower lead.
             let fit = self.accepted_fit(&prefix, camera, &h)?;
-            let confidence_without = fit.confidence(lead);
-            let mut piece = self.detection(
-                region.color,
-                camera,
-                &h,
-                fit.confidence(score - rival_score),
-            )?;
-            piece.turned_over = Some(TurnedOver {
+            let narrowest = rival.map_or(lead, |(rival_score, _)| score - rival_score);
+            let mut piece = self.detection(region.color, camera, &h, fit.confidence(narrowest))?;
+            piece.turned_over = rival.map(|(_, rival)| TurnedOver {
                 size: rival.size,
                 table_from_piece: self.pose(&rival),
-                confidence_without,
+                confidence_without: fit.confidence(lead),
             });
             Some((piece, score))
         });
