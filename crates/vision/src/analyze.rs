@@ -741,19 +741,15 @@ mod tests {
             .project_table(&(floating * centroid_piece(&dims)))
             .expect("in view");
         let piece = Piece::new(0, Color::Yellow, Size::Large, floating);
-        let detection = Detection {
-            color: Color::Yellow,
-            size: Size::Large,
-            resting: Resting::Stacked,
-            table_from_piece: floating,
-            image_xy: seen,
-            confidence: 0.5,
-            outline_px: Vec::new(),
-            rim_share: None,
-            shaded_choice: None,
-            tipped: None,
-            turned_over: None,
-        };
+        let detection = Detection::new(
+            Color::Yellow,
+            Size::Large,
+            Resting::Stacked,
+            floating,
+            seen,
+            Vec::new(),
+            0.5,
+        );
         let standing = standing_where_seen(&piece, &detection, &camera, &detector).unwrap();
         assert_eq!(standing.translation.z, 0.0, "on the table");
         assert_eq!(standing.rotation, floating.rotation, "turned as it was");

@@ -326,19 +326,16 @@ mod tests {
         pose: Isometry3<f64>,
         outline_px: Vec<Point2<f64>>,
     ) -> Detection {
-        Detection {
+        let image_xy = outline_px[0];
+        Detection::new(
             color,
             size,
-            resting: Resting::Upright,
-            table_from_piece: pose,
-            image_xy: outline_px[0],
-            confidence: 0.9,
+            Resting::Upright,
+            pose,
+            image_xy,
             outline_px,
-            rim_share: None,
-            shaded_choice: None,
-            tipped: None,
-            turned_over: None,
-        }
+            0.9,
+        )
     }
 
     /// Three coloured pieces and a black one on the drawn table, each found where it stands;

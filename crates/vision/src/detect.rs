@@ -174,6 +174,34 @@ pub struct Detection {
     pub turned_over: Option<TurnedOver>,
 }
 
+impl Detection {
+    /// A piece read so, with nothing more said of how (no rim, shading choice, tipping or
+    /// rival turned over).
+    pub(crate) fn new(
+        color: Color,
+        size: Size,
+        resting: Resting,
+        table_from_piece: Isometry3<f64>,
+        image_xy: Point2<f64>,
+        outline_px: Vec<Point2<f64>>,
+        confidence: f64,
+    ) -> Detection {
+        Detection {
+            color,
+            size,
+            resting,
+            table_from_piece,
+            image_xy,
+            confidence,
+            outline_px,
+            rim_share: None,
+            shaded_choice: None,
+            tipped: None,
+            turned_over: None,
+        }
+    }
+}
+
 /// The best fit of a tilted piece on the other side of flat (apex up against apex down) than
 /// its reading, where that came nearer the reading than any fit of another size or family.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1669,19 +1697,9 @@ impl Detector {
         let (pose, outline) = self.outline(camera, h)?;
         let dims = self.dims(h.size);
         let image_xy = camera.project_table(&(pose * centroid_piece(&dims)))?;
-        Some(Detection {
-            color,
-            size: h.size,
-            resting: h.resting,
-            table_from_piece: pose,
-            image_xy,
-            confidence,
-            outline_px: outline,
-            rim_share: None,
-            shaded_choice: None,
-            tipped: None,
-            turned_over: None,
-        })
+        Some(Detection::new(
+            color, h.size, h.resting, pose, image_xy, outline, confidence,
+        ))
     }
 
     /// A piece of `top` size stacked on the tip of an upright `base`, turned as it is.

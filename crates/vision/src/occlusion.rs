@@ -189,21 +189,17 @@ mod tests {
     /// A piece placed so, as the detector would report it.
     fn placed(camera: &Camera, color: Color, size: Size, pose: Isometry3<f64>) -> Detection {
         let dims = PieceModels::default().dims(size);
-        Detection {
+        Detection::new(
             color,
             size,
-            resting: Resting::Upright,
-            table_from_piece: pose,
-            image_xy: camera
+            Resting::Upright,
+            pose,
+            camera
                 .project_table(&(pose * centroid_piece(&dims)))
                 .unwrap(),
-            confidence: 1.0,
-            outline_px: silhouette(camera, &dims, &pose).unwrap(),
-            rim_share: None,
-            shaded_choice: None,
-            tipped: None,
-            turned_over: None,
-        }
+            silhouette(camera, &dims, &pose).unwrap(),
+            1.0,
+        )
     }
 
     #[test]

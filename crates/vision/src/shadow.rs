@@ -189,19 +189,16 @@ mod tests {
 
     /// A piece of that colour and size found with that outline (its pose plays no part here).
     fn detection(color: Color, size: Size, outline_px: Vec<Point2<f64>>) -> Detection {
-        Detection {
+        let image_xy = outline_px[0];
+        Detection::new(
             color,
             size,
-            resting: Resting::Upright,
-            table_from_piece: Isometry3::identity(),
-            image_xy: outline_px[0],
-            confidence: 0.9,
+            Resting::Upright,
+            Isometry3::identity(),
+            image_xy,
             outline_px,
-            rim_share: None,
-            shaded_choice: None,
-            tipped: None,
-            turned_over: None,
-        }
+            0.9,
+        )
     }
 
     /// The pieces the shipped colour and piece models keep as no tinted shadows.

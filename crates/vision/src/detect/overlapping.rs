@@ -473,19 +473,15 @@ mod tests {
 
     /// A yellow piece read so, with nothing else said of it.
     fn yellow(size: Size, resting: Resting, pose: Isometry3<f64>) -> Detection {
-        Detection {
-            color: Color::Yellow,
+        Detection::new(
+            Color::Yellow,
             size,
             resting,
-            table_from_piece: pose,
-            image_xy: nalgebra::Point2::origin(),
-            confidence: 1.0,
-            outline_px: Vec::new(),
-            rim_share: None,
-            shaded_choice: None,
-            tipped: None,
-            turned_over: None,
-        }
+            pose,
+            nalgebra::Point2::origin(),
+            Vec::new(),
+            1.0,
+        )
     }
 
     /// A region read as two pieces standing in one place is a reading no table holds (the parts
