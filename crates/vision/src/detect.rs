@@ -995,9 +995,7 @@ impl Detector {
         loop {
             let worst = (0..pieces.len())
                 .map(|i| {
-                    let alone = with_others_explained(region, pieces, i);
-                    let own = covered(&alone, &pieces[i].outline_px);
-                    let all = covered(region, &pieces[i].outline_px);
+                    let (own, all) = owned(region, pieces, i);
                     (i, own, all)
                 })
                 .filter(|(_, own, all)| {
@@ -2130,6 +2128,15 @@ fn with_others_explained(region: &Region, pieces: &[Detection], k: usize) -> Reg
     alone
 }
 
+/// The region's pixels under `pieces[k]`'s outline that it alone covers, and all of them.
+fn owned(region: &Region, pieces: &[Detection], k: usize) -> (f64, f64) {
+    let alone = with_others_explained(region, pieces, k);
+    (
+        covered(&alone, &pieces[k].outline_px),
+        covered(region, &pieces[k].outline_px),
+    )
+}
+
 /// The apex of a detected piece, table frame.
 fn apex_of(d: &Detection, pieces: &PieceModels) -> Point3<f64> {
     Placer::new(*pieces).apex(d.size, &d.table_from_piece)
@@ -2232,9 +2239,8 @@ mod tests {
                 panic!("one yellow region, not {}", regions.len());
             };
             let mut pieces = vec![medium.clone(), small];
-            let alone = with_others_explained(region, &pieces, 1);
-            let share =
-                covered(&alone, &pieces[1].outline_px) / covered(region, &pieces[1].outline_px);
+            let (own, all) = owned(region, &pieces, 1);
+            let share = own / all;
             assert!(
                 (share - share_near).abs() < 0.03,
                 "the small owns {share:.2}"
