@@ -146,6 +146,17 @@ fn write_blurred(view: &Path, sigma: f64, out: &Path) {
     assert!(written, "{}", out.display());
 }
 
+/// A copy of a view under a coloured light: each channel (blue, green, red) scaled.
+fn write_cast(view: &Path, [b, g, r]: [f64; 3], out: &Path) {
+    use opencv::{core, imgcodecs};
+    let image = imgcodecs::imread(view.to_str().expect("UTF-8"), imgcodecs::IMREAD_COLOR)
+        .expect("a sample image");
+    let mut cast = core::Mat::default();
+    core::multiply(&image, &core::Scalar::new(b, g, r, 0.0), &mut cast, 1.0, -1).expect("scaled");
+    let written = imgcodecs::imwrite_def(out.to_str().expect("UTF-8"), &cast).expect("written");
+    assert!(written, "{}", out.display());
+}
+
 #[test]
 fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -204,7 +215,18 @@ fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
     let table_image = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_images/S1/table.jpg");
     let blurred_table = dir.path().join("blurred_table.png");
     write_blurred(&table_image, 2.0, &blurred_table);
-    for (image, warned) in [(&table_image, false), (&blurred_table, true)] {
+    // Under a warm lamp (red up, blue down, as a webcam left on daylight white balance sees
+    // one) or a cool one, it says so and what to do; the sample's own light is near grey.
+    let warm_table = dir.path().join("warm_table.png");
+    write_cast(&table_image, [0.85, 1.0, 1.12], &warm_table);
+    let cool_table = dir.path().join("cool_table.png");
+    write_cast(&table_image, [1.0, 0.97, 0.85], &cool_table);
+    for (image, blurred, cast) in [
+        (&table_image, false, None),
+        (&blurred_table, true, None),
+        (&warm_table, false, Some("warm (yellow)")),
+        (&cool_table, false, Some("cool (blue)")),
+    ] {
         let run = koanscope()
             .args(["calibrate", "table"])
             .arg(image)
@@ -218,10 +240,23 @@ fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
         assert!(run.status.success(), "{stderr}");
         assert_eq!(
             stderr.contains("warning: the board is blurred"),
-            warned,
+            blurred,
             "{}: {stderr}",
             image.display()
         );
+        match cast {
+            Some(cast) => assert!(
+                stderr.contains(&format!("warning: the light is {cast}"))
+                    && stderr.contains("set the camera's white balance"),
+                "{}: {stderr}",
+                image.display()
+            ),
+            None => assert!(
+                !stderr.contains("the light is"),
+                "{}: {stderr}",
+                image.display()
+            ),
+        }
     }
     // The sample views as rendered are in focus: none is left out for blur.
     let sharp = dir.path().join("sharp.yaml");

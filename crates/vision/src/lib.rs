@@ -41,8 +41,8 @@ pub use analyze::{Analysis, PossiblyHiding, analyze, analyze_remembering, write_
 pub use board_views::{BoardSpread, Coverage, Look, PickParams, ViewPicker};
 pub use calibration::{
     BoardView, Calibration, Chessboard, Intrinsics, IntrinsicsQuality, IntrinsicsReport, LensModel,
-    SHARP_EDGE_RISE_PX, TableReport, calibrate_intrinsics, calibrate_table, check_resolution,
-    find_board, find_board_in_feed,
+    MAX_BOARD_WHITE_CHROMA, SHARP_EDGE_RISE_PX, TableReport, calibrate_intrinsics, calibrate_table,
+    check_resolution, find_board, find_board_in_feed,
 };
 pub use camera::Camera;
 pub use color::ColorModel;

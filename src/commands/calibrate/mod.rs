@@ -12,8 +12,8 @@ mod feed;
 use feed::FeedArgs;
 use koanscope_vision::{
     BoardView, Calibration, Chessboard, ColorModel, IntrinsicsQuality, LensModel,
-    SHARP_EDGE_RISE_PX, VisionError, calibrate_intrinsics, calibrate_table, find_board,
-    image::read_bgr, relearn_colors, rvec_tvec_from_isometry,
+    MAX_BOARD_WHITE_CHROMA, SHARP_EDGE_RISE_PX, VisionError, calibrate_intrinsics, calibrate_table,
+    find_board, image::read_bgr, relearn_colors, rvec_tvec_from_isometry,
 };
 
 #[derive(Subcommand)]
@@ -445,8 +445,21 @@ fn table(
             report.edge_rise_px
         );
     }
+    if let Some(warning) = light_cast_warning(&report) {
+        eprintln!("warning: {warning}");
+    }
     say!("wrote {}", out.display());
     Ok(())
+}
+
+/// What to say of a table calibrated under a coloured light, if it was.
+pub(crate) fn light_cast_warning(report: &koanscope_vision::TableReport) -> Option<String> {
+    let (chroma, cast) = report.light_cast()?;
+    Some(format!(
+        "the light is {cast}: the board's white squares read {chroma:.0} from grey (8-bit Lab \
+         chroma; the colour model allows for {MAX_BOARD_WHITE_CHROMA:.0}), so piece colours read \
+         less surely; set the camera's white balance for this light and calibrate the table again"
+    ))
 }
 
 /// The calibration with its table pose, and the colour model to start from (the shipped one
