@@ -28,11 +28,15 @@ fn sample_camera(setup: &str) -> koanscope_vision::Camera {
         .expect("the sample calibration has a camera")
 }
 
+/// What a calibration made under a coloured light has the window say with every frame.
+const STANDING: &str = "the table's light is warm (yellow): set the camera's white balance";
+
 fn vision(camera: &koanscope_vision::Camera) -> Vision {
     Vision {
         camera: camera.clone(),
         detector: Detector::new(ColorModel::default()),
         engine: Engine::default(),
+        standing_warnings: vec![STANDING.into()],
     }
 }
 
@@ -166,6 +170,14 @@ fn run(workers: usize) {
                     feed.analysed_index
                 );
                 assert_eq!(feed.frame, analysed.len() as u64 + 1);
+                // Fitted or taken from the frame before, each frame says it once.
+                assert_eq!(
+                    feed.warnings.iter().filter(|w| *w == STANDING).count(),
+                    1,
+                    "frame {}: {:?}",
+                    feed.analysed_index,
+                    feed.warnings
+                );
                 analysed.push(feed.analysed_index);
                 let built = feed
                     .koans

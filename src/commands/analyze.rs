@@ -59,6 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             eprintln!("note: {}", call.note);
         }
     }
+    analysis.warnings.extend(calibration.light_cast_advice());
     for warning in &analysis.warnings {
         eprintln!("warning: {warning}");
     }

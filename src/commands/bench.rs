@@ -473,6 +473,7 @@ fn run_pipeline(
             camera: camera.clone(),
             detector: Detector::new(ColorModel::default()),
             engine: Engine::default(),
+            standing_warnings: Vec::new(),
         })
         .collect();
     let pipeline = spawn_pipeline(

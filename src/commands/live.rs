@@ -208,6 +208,7 @@ pub fn run_window(
             camera: camera.clone(),
             detector: Detector::new(colors.clone()),
             engine: Engine::default(),
+            standing_warnings: calibration.light_cast_advice().into_iter().collect(),
         })
         .collect();
     let screenshot = window.screenshot.clone().map(|dir| ScreenshotPlan {

@@ -311,6 +311,9 @@ pub struct Vision {
     pub camera: Camera,
     pub detector: Detector,
     pub engine: Engine,
+    /// Warnings that hold for every frame, shown with each frame's own (the light the table was
+    /// calibrated under).
+    pub standing_warnings: Vec<String>,
 }
 
 /// Starts the capture thread and one vision worker per element of `workers`. `repaint` is
@@ -514,7 +517,7 @@ fn fit_frame(
 ) -> Result<(Analysis, OverlayShapes), String> {
     let name = frame_name(job);
     let [w, h] = [job.image.width(), job.image.height()];
-    let analysis = bgr_from_rgb(w, h, job.image.as_raw())
+    let mut analysis = bgr_from_rgb(w, h, job.image.as_raw())
         .and_then(|bgr| {
             analyze_remembering(
                 &bgr,
@@ -526,6 +529,9 @@ fn fit_frame(
             )
         })
         .map_err(|e| e.to_string())?;
+    analysis
+        .warnings
+        .extend(vision.standing_warnings.iter().cloned());
     // Counted only after a fit: a frame that failed before it leaves the last frame's counts.
     let used = memory.last_use();
     counters

@@ -411,19 +411,34 @@ pub struct TableReport {
 pub const MAX_BOARD_WHITE_CHROMA: f64 = 8.0;
 
 impl TableReport {
-    /// The light's colour cast, when the board's white shows one beyond
-    /// [`MAX_BOARD_WHITE_CHROMA`]: its chroma and a word for its hue.
+    /// The light's colour cast, when the board's white shows one (see [`light_cast`]).
     pub fn light_cast(&self) -> Option<(f64, &'static str)> {
-        let [_, a, b] = self.board_white_lab;
-        let chroma = a.hypot(b);
-        if chroma.is_nan() || chroma <= MAX_BOARD_WHITE_CHROMA {
-            return None;
-        }
-        // Quarters of the a*-b* plane centred on its axes, named as a photographer names a cast.
-        let quarter = (b.atan2(a).to_degrees() + 45.0).rem_euclid(360.0) / 90.0;
-        let word = ["magenta", "warm (yellow)", "green", "cool (blue)"][(quarter as usize).min(3)];
-        Some((chroma, word))
+        light_cast(self.board_white_lab)
     }
+}
+
+/// The colour cast a board white (8-bit Lab, a* and b* centred on 0) shows, when it lies more
+/// than [`MAX_BOARD_WHITE_CHROMA`] from grey: its chroma and a word for its hue.
+pub fn light_cast([_, a, b]: [f64; 3]) -> Option<(f64, &'static str)> {
+    let chroma = a.hypot(b);
+    if chroma.is_nan() || chroma <= MAX_BOARD_WHITE_CHROMA {
+        return None;
+    }
+    // Quarters of the a*-b* plane centred on its axes, named as a photographer names a cast.
+    let quarter = (b.atan2(a).to_degrees() + 45.0).rem_euclid(360.0) / 90.0;
+    let word = ["magenta", "warm (yellow)", "green", "cool (blue)"][(quarter as usize).min(3)];
+    Some((chroma, word))
+}
+
+/// What to tell a player whose table was calibrated under a coloured light, if it was.
+pub fn light_cast_advice(board_white_lab: [f64; 3]) -> Option<String> {
+    let (chroma, cast) = light_cast(board_white_lab)?;
+    Some(format!(
+        "the table's light is {cast}: the board's white squares read {chroma:.0} from grey (8-bit \
+         Lab chroma; the colour model allows for {MAX_BOARD_WHITE_CHROMA:.0}), so piece colours \
+         read less surely; set the camera's white balance for this light and calibrate the \
+         table again"
+    ))
 }
 
 /// Fixes the table frame from the board lying flat: origin at the first inner corner, x along
@@ -655,11 +670,16 @@ pub struct Calibration {
     pub camera_from_table: Option<Isometry3<f64>>,
     /// RMS reprojection error of the intrinsics calibration, pixels, when known.
     pub rms_px: Option<f64>,
+    /// The board's white squares where the table was calibrated (8-bit Lab, a* and b* centred on
+    /// 0; see [`TableReport::board_white_lab`]), when known: older files and intrinsics alone
+    /// lack it.
+    pub board_white_lab: Option<[f64; 3]>,
 }
 
 impl Calibration {
     /// Writes OpenCV FileStorage YAML: `camera_matrix`, `distortion_coefficients`, `image_width`,
-    /// `image_height`, and `table_rvec`/`table_tvec` (X_camera = R(rvec) X_table + tvec) when known.
+    /// `image_height`, and `table_rvec`/`table_tvec` (X_camera = R(rvec) X_table + tvec) and
+    /// `board_white_lab` when known.
     pub fn save(&self, path: &Path) -> Result<(), VisionError> {
         let write_error = |source| VisionError::Write {
             path: path.to_path_buf(),
@@ -711,6 +731,18 @@ impl Calibration {
             fs.write_mat("table_rvec", &column_mat(&rvec)?)
                 .during("writing the calibration")?;
             fs.write_mat("table_tvec", &column_mat(&tvec)?)
+                .during("writing the calibration")?;
+        }
+        if let Some(white) = self
+            .board_white_lab
+            .filter(|w| w.iter().all(|v| v.is_finite()))
+        {
+            fs.write_comment(
+                " the board's white squares as seen under the table's light: 8-bit Lab, a* b* about 0",
+                false,
+            )
+            .during("writing the calibration")?;
+            fs.write_mat("board_white_lab", &column_mat(&white)?)
                 .during("writing the calibration")?;
         }
         fs.release_and_get_string()
@@ -806,6 +838,13 @@ impl Calibration {
             (None, None) => None,
             _ => return Err("it has only one of `table_rvec` and `table_tvec`".into()),
         };
+        let board_white_lab = match node("board_white_lab")? {
+            Some(_) => {
+                let w = matrix("board_white_lab", 3)?;
+                Some([w[0], w[1], w[2]])
+            }
+            None => None,
+        };
         Ok(Calibration {
             intrinsics: Intrinsics {
                 camera_matrix,
@@ -814,7 +853,13 @@ impl Calibration {
             },
             camera_from_table,
             rms_px,
+            board_white_lab,
         })
+    }
+
+    /// What to tell the player of the light the table was calibrated under, if it was coloured.
+    pub fn light_cast_advice(&self) -> Option<String> {
+        light_cast_advice(self.board_white_lab?)
     }
 
     /// The camera with its table pose, or an error saying to calibrate the table first.

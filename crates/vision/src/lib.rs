@@ -42,7 +42,7 @@ pub use board_views::{BoardSpread, Coverage, Look, PickParams, ViewPicker};
 pub use calibration::{
     BoardView, Calibration, Chessboard, Intrinsics, IntrinsicsQuality, IntrinsicsReport, LensModel,
     MAX_BOARD_WHITE_CHROMA, SHARP_EDGE_RISE_PX, TableReport, calibrate_intrinsics, calibrate_table,
-    check_resolution, find_board, find_board_in_feed,
+    check_resolution, find_board, find_board_in_feed, light_cast, light_cast_advice,
 };
 pub use camera::Camera;
 pub use color::ColorModel;

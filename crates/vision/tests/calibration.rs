@@ -115,6 +115,8 @@ fn calibration_file_round_trips_and_rejects_other_files() {
             [60.0, -94.0, 628.0],
         )),
         rms_px: Some(0.05),
+        // A board seen under a warm lamp.
+        board_white_lab: Some([201.0, 4.0, 18.0]),
     };
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("calibration/table.yaml");
@@ -127,6 +129,7 @@ fn calibration_file_round_trips_and_rejects_other_files() {
         "image_height",
         "table_rvec",
         "table_tvec",
+        "board_white_lab",
     ] {
         assert!(text.contains(field), "{field} missing from\n{text}");
     }
@@ -135,6 +138,23 @@ fn calibration_file_round_trips_and_rejects_other_files() {
     assert!((back.intrinsics.camera_matrix - calibration.intrinsics.camera_matrix).norm() < 1e-9);
     let pose_back = back.camera_from_table.expect("table pose");
     assert!(pose_error_mm(&pose_back, &calibration.camera_from_table.expect("pose")) < 1e-6);
+    assert_eq!(back.board_white_lab, Some([201.0, 4.0, 18.0]));
+    let advice = back.light_cast_advice().expect("a warm light is told");
+    assert!(advice.contains("warm (yellow)"), "{advice}");
+    // A file without it (written before it was kept, or from intrinsics alone) reads as a light
+    // never measured.
+    let older_path = dir.path().join("older.yaml");
+    Calibration {
+        board_white_lab: None,
+        ..calibration.clone()
+    }
+    .save(&older_path)
+    .expect("written");
+    let older_text = std::fs::read_to_string(&older_path).expect("readable");
+    assert!(!older_text.contains("board_white_lab"), "{older_text}");
+    let older = Calibration::load(&older_path).expect("an older file reads");
+    assert_eq!(older.board_white_lab, None);
+    assert_eq!(older.light_cast_advice(), None);
 
     let cases: [(&str, &str); 4] = [
         ("json.yaml", r#"{"K": [[914, 0, 639.5]]}"#),

@@ -12,8 +12,8 @@ mod feed;
 use feed::FeedArgs;
 use koanscope_vision::{
     BoardView, Calibration, Chessboard, ColorModel, IntrinsicsQuality, LensModel,
-    MAX_BOARD_WHITE_CHROMA, SHARP_EDGE_RISE_PX, VisionError, calibrate_intrinsics, calibrate_table,
-    find_board, image::read_bgr, relearn_colors, rvec_tvec_from_isometry,
+    SHARP_EDGE_RISE_PX, VisionError, calibrate_intrinsics, calibrate_table, find_board,
+    image::read_bgr, light_cast_advice, relearn_colors, rvec_tvec_from_isometry,
 };
 
 #[derive(Subcommand)]
@@ -329,6 +329,7 @@ fn intrinsics(
         intrinsics: report.intrinsics.clone(),
         camera_from_table: None,
         rms_px: Some(report.rms_px),
+        board_white_lab: None,
     };
     calibration.save(out)?;
     let k = &report.intrinsics.camera_matrix;
@@ -417,6 +418,7 @@ fn table(
     let report = calibrate_table(&image, &image_path, &calibration.intrinsics, board)
         .context("calibrating the table")?;
     calibration.camera_from_table = Some(report.camera_from_table);
+    calibration.board_white_lab = Some(report.board_white_lab);
     calibration.save(out)?;
     let (rvec, tvec) = rvec_tvec_from_isometry(&report.camera_from_table);
     say!(
@@ -445,21 +447,11 @@ fn table(
             report.edge_rise_px
         );
     }
-    if let Some(warning) = light_cast_warning(&report) {
-        eprintln!("warning: {warning}");
+    if let Some(advice) = light_cast_advice(report.board_white_lab) {
+        eprintln!("warning: {advice}");
     }
     say!("wrote {}", out.display());
     Ok(())
-}
-
-/// What to say of a table calibrated under a coloured light, if it was.
-pub(crate) fn light_cast_warning(report: &koanscope_vision::TableReport) -> Option<String> {
-    let (chroma, cast) = report.light_cast()?;
-    Some(format!(
-        "the light is {cast}: the board's white squares read {chroma:.0} from grey (8-bit Lab \
-         chroma; the colour model allows for {MAX_BOARD_WHITE_CHROMA:.0}), so piece colours read \
-         less surely; set the camera's white balance for this light and calibrate the table again"
-    ))
 }
 
 /// The calibration with its table pose, and the colour model to start from (the shipped one

@@ -295,8 +295,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let image = read_bgr(&table_path)?;
         let table = calibrate_table(&image, &table_path, &report.intrinsics, &board)
             .with_context(|| format!("calibrating the table of {}", setup.display()))?;
-        if let Some(warning) = crate::commands::calibrate::light_cast_warning(&table) {
-            say!("{}: {warning}", setup.display());
+        if let Some(advice) = koanscope_vision::light_cast_advice(table.board_white_lab) {
+            say!("{}: {advice}", setup.display());
         }
         let camera = Camera::new(report.intrinsics.clone(), table.camera_from_table);
         let scenes = sorted_files(setup, "scene_", "jpg")?;
