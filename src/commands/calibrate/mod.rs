@@ -463,6 +463,10 @@ fn calibrated(
     let calibration = Calibration::load(calibration_path)?;
     let camera = calibration.camera(calibration_path)?;
     let model = ColorModel::load_or_shipped(colors)?;
+    // Colours learnt under a cast win little back (the warm dev copy: recall unchanged).
+    if let Some(advice) = calibration.light_cast_advice() {
+        eprintln!("warning: {advice}");
+    }
     Ok((calibration, camera, model))
 }
 
