@@ -136,25 +136,46 @@ fn focal_length(calibration: &Path) -> f64 {
 }
 
 /// Writes `view` blurred by a Gaussian of `sigma` pixels (a lens out of focus) to `out`.
-fn write_blurred(view: &Path, sigma: f64, out: &Path) {
-    use opencv::{core::Size, imgcodecs, imgproc};
+/// Writes a sample image as `change` makes it.
+fn write_changed(
+    view: &Path,
+    out: &Path,
+    change: impl FnOnce(&opencv::core::Mat, &mut opencv::core::Mat) -> opencv::Result<()>,
+) {
+    use opencv::imgcodecs;
     let image = imgcodecs::imread(view.to_str().expect("UTF-8"), imgcodecs::IMREAD_COLOR)
         .expect("a sample image");
-    let mut blurred = opencv::core::Mat::default();
-    imgproc::gaussian_blur_def(&image, &mut blurred, Size::new(0, 0), sigma).expect("blurred");
-    let written = imgcodecs::imwrite_def(out.to_str().expect("UTF-8"), &blurred).expect("written");
+    let mut changed = opencv::core::Mat::default();
+    change(&image, &mut changed).expect("changed");
+    let written = imgcodecs::imwrite_def(out.to_str().expect("UTF-8"), &changed).expect("written");
     assert!(written, "{}", out.display());
+}
+
+fn write_blurred(view: &Path, sigma: f64, out: &Path) {
+    write_changed(view, out, |image, blurred| {
+        opencv::imgproc::gaussian_blur_def(image, blurred, opencv::core::Size::new(0, 0), sigma)
+    });
 }
 
 /// A copy of a view under a coloured light: each channel (blue, green, red) scaled.
 fn write_cast(view: &Path, [b, g, r]: [f64; 3], out: &Path) {
-    use opencv::{core, imgcodecs};
-    let image = imgcodecs::imread(view.to_str().expect("UTF-8"), imgcodecs::IMREAD_COLOR)
-        .expect("a sample image");
-    let mut cast = core::Mat::default();
-    core::multiply(&image, &core::Scalar::new(b, g, r, 0.0), &mut cast, 1.0, -1).expect("scaled");
-    let written = imgcodecs::imwrite_def(out.to_str().expect("UTF-8"), &cast).expect("written");
-    assert!(written, "{}", out.display());
+    write_changed(view, out, |image, cast| {
+        opencv::core::multiply(
+            image,
+            &opencv::core::Scalar::new(b, g, r, 0.0),
+            cast,
+            1.0,
+            -1,
+        )
+    });
+}
+
+/// Runs a command that must succeed and returns what it said on stderr.
+fn stderr_of_success(command: &mut assert_cmd::Command) -> String {
+    let run = command.output().expect("ran");
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(run.status.success(), "{stderr}");
+    stderr
 }
 
 #[test]
@@ -227,17 +248,15 @@ fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
         (&warm_table, false, Some("warm (yellow)")),
         (&cool_table, false, Some("cool (blue)")),
     ] {
-        let run = koanscope()
-            .args(["calibrate", "table"])
-            .arg(image)
-            .arg("--intrinsics")
-            .arg(&out)
-            .arg("--out")
-            .arg(dir.path().join("table.yaml"))
-            .output()
-            .expect("ran");
-        let stderr = String::from_utf8_lossy(&run.stderr);
-        assert!(run.status.success(), "{stderr}");
+        let stderr = stderr_of_success(
+            koanscope()
+                .args(["calibrate", "table"])
+                .arg(image)
+                .arg("--intrinsics")
+                .arg(&out)
+                .arg("--out")
+                .arg(dir.path().join("table.yaml")),
+        );
         assert_eq!(
             stderr.contains("warning: the board is blurred"),
             blurred,
@@ -245,29 +264,25 @@ fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
             image.display()
         );
         // The calibration keeps the light, and `analyze` under it says the same.
-        let analysed = koanscope()
-            .arg("analyze")
-            .arg(image)
-            .arg("--calibration")
-            .arg(dir.path().join("table.yaml"))
-            .arg("--no-steadiness")
-            .output()
-            .expect("ran");
-        let analyse_stderr = String::from_utf8_lossy(&analysed.stderr);
-        assert!(analysed.status.success(), "{analyse_stderr}");
+        let analyse_stderr = stderr_of_success(
+            koanscope()
+                .arg("analyze")
+                .arg(image)
+                .arg("--calibration")
+                .arg(dir.path().join("table.yaml"))
+                .arg("--no-steadiness"),
+        );
         // Re-learning the colours under it too (from a scene with pieces; the pose is the
         // same).
-        let relearnt = koanscope()
-            .args(["calibrate", "colors"])
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_images/S1/scene_00.jpg"))
-            .arg("--calibration")
-            .arg(dir.path().join("table.yaml"))
-            .arg("--out")
-            .arg(dir.path().join("colors.toml"))
-            .output()
-            .expect("ran");
-        let relearn_stderr = String::from_utf8_lossy(&relearnt.stderr);
-        assert!(relearnt.status.success(), "{relearn_stderr}");
+        let relearn_stderr = stderr_of_success(
+            koanscope()
+                .args(["calibrate", "colors"])
+                .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_images/S1/scene_00.jpg"))
+                .arg("--calibration")
+                .arg(dir.path().join("table.yaml"))
+                .arg("--out")
+                .arg(dir.path().join("colors.toml")),
+        );
         for stderr in [&stderr, &analyse_stderr, &relearn_stderr] {
             match cast {
                 Some(cast) => assert!(

@@ -575,20 +575,14 @@ fn board_white_lab(
             let Some(centre) = camera.project_table(&point) else {
                 continue;
             };
-            for dy in -2..=2 {
-                for dx in -2..=2 {
-                    let x = centre.x.round() as i32 + dx;
-                    let y = centre.y.round() as i32 + dy;
-                    if (0..cols).contains(&x) && (0..rows).contains(&y) {
-                        let p = image
-                            .at_2d::<core::Vec3b>(y, x)
-                            .during("sampling the board")?;
-                        for c in 0..3 {
-                            sum[c] += f64::from(p[c]);
-                        }
-                        count += 1.0;
-                    }
+            for (x, y) in patch_around(&centre, cols, rows) {
+                let p = image
+                    .at_2d::<core::Vec3b>(y, x)
+                    .during("sampling the board")?;
+                for c in 0..3 {
+                    sum[c] += f64::from(p[c]);
                 }
+                count += 1.0;
             }
         }
     }
@@ -631,17 +625,23 @@ fn mean_gray_around(
     let (cols, rows) = (gray.cols(), gray.rows());
     let mut sum = 0.0;
     let mut count = 0.0;
-    for dy in -2..=2 {
-        for dx in -2..=2 {
-            let x = centre.x.round() as i32 + dx;
-            let y = centre.y.round() as i32 + dy;
-            if (0..cols).contains(&x) && (0..rows).contains(&y) {
-                sum += f64::from(*gray.at_2d::<u8>(y, x).during("sampling the board")?);
-                count += 1.0;
-            }
-        }
+    for (x, y) in patch_around(&centre, cols, rows) {
+        sum += f64::from(*gray.at_2d::<u8>(y, x).during("sampling the board")?);
+        count += 1.0;
     }
     Ok(if count > 0.0 { sum / count } else { f64::NAN })
+}
+
+/// The pixels (x, y) of the 5x5 patch around a point that lie in an image of `cols` x `rows`.
+fn patch_around(
+    centre: &Point2<f64>,
+    cols: i32,
+    rows: i32,
+) -> impl Iterator<Item = (i32, i32)> + use<> {
+    let (cx, cy) = (centre.x.round() as i32, centre.y.round() as i32);
+    (-2..=2)
+        .flat_map(move |dy| (-2..=2).map(move |dx| (cx + dx, cy + dy)))
+        .filter(move |(x, y)| (0..cols).contains(x) && (0..rows).contains(y))
 }
 
 /// Refuses an image whose size differs from the calibrated one.
