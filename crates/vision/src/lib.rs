@@ -15,6 +15,7 @@ mod cast_shadow;
 pub mod color;
 pub mod contact;
 mod cv;
+pub mod denoise;
 pub mod detect;
 mod error;
 pub mod evaluate;
