@@ -5,9 +5,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use koanscope_geometry::Engine;
-use koanscope_vision::{
-    Analysis, Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr,
-};
+use koanscope_vision::{Analysis, Camera, ColorModel, Detector, analyze, image::read_bgr};
 use nalgebra::{Isometry3, Point3, Vector3};
 
 /// A sample setup (`S1`...), and its true camera with the table frame moved by `moved` (the
@@ -16,14 +14,10 @@ fn sample_setup(name: &str, moved: Isometry3<f64>) -> (PathBuf, Camera) {
     let setup = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../sample_images")
         .join(name);
-    let (k, camera_from_table) = common::truth_setup(&setup);
+    let camera = common::truth_camera(&setup);
     let camera = Camera::new(
-        Intrinsics {
-            camera_matrix: k,
-            distortion: [0.0; 5],
-            image_size: [1280, 720],
-        },
-        camera_from_table * moved,
+        camera.intrinsics.clone(),
+        camera.camera_from_table() * moved,
     );
     (setup, camera)
 }

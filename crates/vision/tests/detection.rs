@@ -55,7 +55,7 @@ fn analysed_scene_lit(setup: &str, scene: usize, gain: f64) -> Option<Analysis> 
         analyze(
             &image,
             &path,
-            &setup_camera(&dir),
+            &common::truth_camera(&dir),
             &detector,
             &Engine::default(),
         )
@@ -91,19 +91,6 @@ fn koan_of<'a>(scene: &'a Scene, piece: &Piece) -> &'a Koan {
 /// Whether two pieces of a koan touch.
 fn touch(koan: &Koan, a: &Piece, b: &Piece) -> bool {
     koan.touching.contains(&[a.id.min(b.id), a.id.max(b.id)])
-}
-
-/// The truth camera of one setup of the dataset.
-fn setup_camera(dir: &std::path::Path) -> Camera {
-    let (k, camera_from_table) = common::truth_setup(dir);
-    Camera::new(
-        Intrinsics {
-            camera_matrix: k,
-            distortion: [0.0; 5],
-            image_size: [1280, 720],
-        },
-        camera_from_table,
-    )
 }
 
 /// D3 scene 6 has a yellow medium on the tip of a red large, seen from afar: a yellow large

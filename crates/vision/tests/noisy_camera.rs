@@ -9,7 +9,7 @@ use std::path::Path;
 use koanscope_geometry::Engine;
 use koanscope_scene::Scene;
 use koanscope_vision::render::with_sensor_noise;
-use koanscope_vision::{Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr};
+use koanscope_vision::{ColorModel, Detector, analyze, image::read_bgr};
 
 /// The pieces of a scene as sorted "colour size orientation" words.
 fn found(scene: &Scene) -> Vec<String> {
@@ -47,15 +47,7 @@ fn in_view(truth: &serde_json::Value) -> Vec<String> {
 #[test]
 fn a_noisy_webcam_frame_of_the_full_table_is_read_piece_for_piece() {
     let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images/S2");
-    let (k, camera_from_table) = common::truth_setup(&setup);
-    let camera = Camera::new(
-        Intrinsics {
-            camera_matrix: k,
-            distortion: [0.0; 5],
-            image_size: [1280, 720],
-        },
-        camera_from_table,
-    );
+    let camera = common::truth_camera(&setup);
     let path = setup.join("scene_04.jpg");
     let truth = in_view(&common::json(&path.with_extension("json")));
     let image = read_bgr(&path).expect("readable");

@@ -7,9 +7,7 @@ use std::path::Path;
 
 use koanscope_geometry::Engine;
 use koanscope_vision::overlay::{OverlayShapes, shapes};
-use koanscope_vision::{
-    Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr, write_overlay,
-};
+use koanscope_vision::{ColorModel, Detector, analyze, image::read_bgr, write_overlay};
 
 fn inside(polygon: &[[f64; 2]], p: [f64; 2]) -> bool {
     // Convex polygon, either winding: p is on the same side of every edge.
@@ -26,15 +24,7 @@ fn inside(polygon: &[[f64; 2]], p: [f64; 2]) -> bool {
 #[test]
 fn overlay_shapes_of_a_sample_table() {
     let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images/S1");
-    let (k, camera_from_table) = common::truth_setup(&setup);
-    let camera = Camera::new(
-        Intrinsics {
-            camera_matrix: k,
-            distortion: [0.0; 5],
-            image_size: [1280, 720],
-        },
-        camera_from_table,
-    );
+    let camera = common::truth_camera(&setup);
     let path = setup.join("scene_00.jpg");
     let image = read_bgr(&path).expect("readable");
     let analysis = analyze(

@@ -47,3 +47,17 @@ pub fn truth_setup(setup_dir: &Path) -> (Matrix3<f64>, Isometry3<f64>) {
     let pose = koanscope_vision::isometry_from_rvec_tvec(triple(&s["rvec"]), triple(&s["tvec"]));
     (k, pose)
 }
+
+/// The true camera of a setup (`setup.json`: its camera matrix and pose, no distortion, a
+/// 1280x720 frame).
+pub fn truth_camera(setup_dir: &Path) -> koanscope_vision::Camera {
+    let (k, camera_from_table) = truth_setup(setup_dir);
+    koanscope_vision::Camera::new(
+        koanscope_vision::Intrinsics {
+            camera_matrix: k,
+            distortion: [0.0; 5],
+            image_size: [1280, 720],
+        },
+        camera_from_table,
+    )
+}
