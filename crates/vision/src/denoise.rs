@@ -27,25 +27,29 @@ pub fn noise_sigma(image: &Mat) -> Result<f64, VisionError> {
     if w < 3 || h < 3 || image.channels() != 3 {
         return Ok(0.0);
     }
+    let copy;
     let image = if image.is_continuous() {
-        image.clone()
+        image
     } else {
-        image.try_clone().during("copying a frame")?
+        copy = image.try_clone().during("copying a frame")?;
+        &copy
     };
     let bytes = image.data_bytes().during("reading a frame")?;
-    let green = |x: usize, y: usize| i32::from(bytes[3 * (y * w + x) + 1]);
+    let rows: Vec<&[u8]> = bytes.chunks_exact(3 * w).collect();
     // |r| in whole levels, counted; r = I * [1 -2 1; -2 4 -2; 1 -2 1] is at most 16 * 255.
     let mut counts = vec![0u32; 16 * 255 + 1];
     let mut n = 0u32;
     for y in (1..h - 1).step_by(ROW_STEP) {
+        let [above, here, below] = [rows[y - 1], rows[y], rows[y + 1]].map(|row| {
+            // The green channel of the row.
+            row.iter().skip(1).step_by(3).map(|&g| i32::from(g))
+        });
+        let (above, here, below): (Vec<i32>, Vec<i32>, Vec<i32>) =
+            (above.collect(), here.collect(), below.collect());
         for x in 1..w - 1 {
-            let r = green(x - 1, y - 1) - 2 * green(x, y - 1) + green(x + 1, y - 1)
-                - 2 * green(x - 1, y)
-                + 4 * green(x, y)
-                - 2 * green(x + 1, y)
-                + green(x - 1, y + 1)
-                - 2 * green(x, y + 1)
-                + green(x + 1, y + 1);
+            let outer = above[x - 1] + above[x + 1] + below[x - 1] + below[x + 1];
+            let edges = above[x] + below[x] + here[x - 1] + here[x + 1];
+            let r = outer - 2 * edges + 4 * here[x];
             counts[r.unsigned_abs() as usize] += 1;
             n += 1;
         }
