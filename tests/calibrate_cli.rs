@@ -135,7 +135,6 @@ fn focal_length(calibration: &Path) -> f64 {
         .expect("a number")
 }
 
-/// Writes `view` blurred by a Gaussian of `sigma` pixels (a lens out of focus) to `out`.
 /// Writes a sample image as `change` makes it.
 fn write_changed(
     view: &Path,
@@ -151,6 +150,7 @@ fn write_changed(
     assert!(written, "{}", out.display());
 }
 
+/// Writes `view` blurred by a Gaussian of `sigma` pixels (a lens out of focus) to `out`.
 fn write_blurred(view: &Path, sigma: f64, out: &Path) {
     write_changed(view, out, |image, blurred| {
         opencv::imgproc::gaussian_blur_def(image, blurred, opencv::core::Size::new(0, 0), sigma)

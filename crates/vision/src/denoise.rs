@@ -36,20 +36,19 @@ pub fn noise_sigma(image: &Mat) -> Result<f64, VisionError> {
     };
     let bytes = image.data_bytes().during("reading a frame")?;
     let rows: Vec<&[u8]> = bytes.chunks_exact(3 * w).collect();
+    let green = |row: &[u8], x: usize| i32::from(row[3 * x + 1]);
     // |r| in whole levels, counted; r = I * [1 -2 1; -2 4 -2; 1 -2 1] is at most 16 * 255.
     let mut counts = vec![0u32; 16 * 255 + 1];
     let mut n = 0u32;
     for y in (1..h - 1).step_by(ROW_STEP) {
-        let [above, here, below] = [rows[y - 1], rows[y], rows[y + 1]].map(|row| {
-            // The green channel of the row.
-            row.iter().skip(1).step_by(3).map(|&g| i32::from(g))
-        });
-        let (above, here, below): (Vec<i32>, Vec<i32>, Vec<i32>) =
-            (above.collect(), here.collect(), below.collect());
+        let (above, here, below) = (rows[y - 1], rows[y], rows[y + 1]);
         for x in 1..w - 1 {
-            let outer = above[x - 1] + above[x + 1] + below[x - 1] + below[x + 1];
-            let edges = above[x] + below[x] + here[x - 1] + here[x + 1];
-            let r = outer - 2 * edges + 4 * here[x];
+            let outer = green(above, x - 1)
+                + green(above, x + 1)
+                + green(below, x - 1)
+                + green(below, x + 1);
+            let edges = green(above, x) + green(below, x) + green(here, x - 1) + green(here, x + 1);
+            let r = outer - 2 * edges + 4 * green(here, x);
             counts[r.unsigned_abs() as usize] += 1;
             n += 1;
         }
@@ -66,16 +65,15 @@ pub fn noise_sigma(image: &Mat) -> Result<f64, VisionError> {
     Ok(median as f64 / (0.6745 * 6.0))
 }
 
-/// The frame smoothed (a median over 3x3 pixels, each channel apart) where its noise (see [`noise_sigma`]) is at
-/// least `from_sigma`, with the noise measured; `None` for a frame cleaner than that.
-pub fn denoised(image: &Mat, from_sigma: f64) -> Result<Option<(Mat, f64)>, VisionError> {
-    let sigma = noise_sigma(image)?;
-    if sigma < from_sigma {
+/// The frame smoothed (a median over 3x3 pixels, each channel apart) where its noise (see
+/// [`noise_sigma`]) is at least `from_sigma`; `None` for a frame cleaner than that.
+pub fn denoised(image: &Mat, from_sigma: f64) -> Result<Option<Mat>, VisionError> {
+    if noise_sigma(image)? < from_sigma {
         return Ok(None);
     }
     let mut smooth = Mat::default();
     imgproc::median_blur(image, &mut smooth, MEDIAN_PX).during("smoothing a noisy frame")?;
-    Ok(Some((smooth, sigma)))
+    Ok(Some(smooth))
 }
 
 #[cfg(test)]
@@ -106,10 +104,11 @@ mod tests {
         let (_, clean) = bench_table().unwrap();
         assert!(denoised(&clean, 1.9).unwrap().is_none());
         let noisy = with_sensor_noise(&clean, 3.0, 7).unwrap();
-        let (smooth, sigma) = denoised(&noisy, 1.9)
+        let sigma = noise_sigma(&noisy).unwrap();
+        assert!(sigma > 2.5, "noise read as {sigma:.2}");
+        let smooth = denoised(&noisy, 1.9)
             .unwrap()
             .expect("a noisy frame is smoothed");
-        assert!(sigma > 2.5, "noise read as {sigma:.2}");
         let left = noise_sigma(&smooth).unwrap();
         assert!(left < 1.5, "after smoothing the noise reads {left:.2}");
         assert_eq!(

@@ -458,7 +458,7 @@ impl Detector {
         memory: Option<&FitMemory>,
     ) -> Result<(Vec<Detection>, Vec<String>, Segmentation), VisionError> {
         let smoothed = denoised(image, self.params.denoise_from_sigma)?;
-        let image = smoothed.as_ref().map_or(image, |(smooth, _)| smooth);
+        let image = smoothed.as_ref().unwrap_or(image);
         // A board an earlier frame found that still lies there is not looked for again.
         if let Some(board) = memory.and_then(FitMemory::board)
             && board.still_lies(image)?
