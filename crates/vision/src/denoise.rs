@@ -13,7 +13,7 @@ use crate::error::{CvContext, VisionError};
 
 /// Rows of the frame the noise is measured on: one in this many (the estimate needs far fewer
 /// pixels than a frame has).
-const ROW_STEP: usize = 4;
+const ROW_STEP: usize = 8;
 
 /// The side of the median's square window, px.
 const MEDIAN_PX: i32 = 3;
