@@ -248,6 +248,12 @@ pub(crate) fn read_rgb(path: &Path) -> Result<RgbImage, CaptureError> {
             reason: e.to_string(),
         },
     })?;
+    if crate::jpeg_cut_short(&bytes) {
+        return Err(CaptureError::ImageUnreadable {
+            path: path.to_path_buf(),
+            reason: crate::CUT_SHORT.to_string(),
+        });
+    }
     let image = image::load_from_memory(&bytes).map_err(|e| CaptureError::ImageUnreadable {
         path: path.to_path_buf(),
         reason: e.to_string(),

@@ -18,6 +18,7 @@
 
 mod error;
 mod folder;
+mod image_file;
 mod noise;
 mod pacing;
 mod reconnect;
@@ -28,6 +29,7 @@ use std::time::Duration;
 
 pub use error::{CameraInfo, CaptureError};
 pub use folder::{FolderOptions, ImageFolder};
+pub use image_file::{CUT_SHORT, jpeg_cut_short};
 pub use noise::SensorNoise;
 pub use pacing::Pacing;
 pub use reconnect::{Delivery, Opener, Paused, Reconnecting};

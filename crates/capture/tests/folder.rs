@@ -169,6 +169,27 @@ fn a_corrupt_image_names_its_file() {
 }
 
 #[test]
+fn a_jpeg_cut_short_names_its_file_instead_of_playing_grey() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("scene_00.jpg"), dir.path().join("a.jpg")).unwrap();
+    let whole = std::fs::read(samples().join("scene_02.jpg")).unwrap();
+    std::fs::write(dir.path().join("b.jpg"), &whole[..whole.len() / 2]).unwrap();
+    let mut source = ImageFolder::open(dir.path(), unpaced(100, 10.0)).unwrap();
+    assert!(source.next_frame().unwrap().is_some());
+    let error = source.next_frame().unwrap_err();
+    let message = error.to_string();
+    assert!(
+        matches!(error, CaptureError::ImageUnreadable { .. }),
+        "{message}"
+    );
+    assert!(
+        message.contains("b.jpg") && message.contains("cut short"),
+        "{message}"
+    );
+    assert!(!error.is_disconnect());
+}
+
+#[test]
 fn frames_of_another_size_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(samples().join("scene_00.jpg"), dir.path().join("a.jpg")).unwrap();

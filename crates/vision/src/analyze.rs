@@ -164,11 +164,17 @@ pub fn analyze_remembering(
     // The only note today is the board left on the table, which explains an empty table.
     let board_seen = !notes.is_empty();
     let mut warnings = notes;
-    let brightness = mean_level(image)?;
+    let levels = frame_levels(image)?;
+    let brightness = levels.mean;
     if brightness < 40.0 {
         warnings.push(format!(
             "the frame is very dark (mean level {brightness:.0} of 255): light the table or raise the exposure"
         ));
+    } else if levels.grey_share >= COLOURLESS_SHARE {
+        // Every piece would read black or not at all: say why rather than mark such koans.
+        warnings.push(
+            "the frame has no colour (every pixel grey): is the camera in monochrome or infrared night mode? Pieces are told apart by their colour: switch it to colour and light the table".into(),
+        );
     }
     let possibly_hiding: Vec<PossiblyHiding> = scene
         .pieces
@@ -591,22 +597,50 @@ fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
 /// The frame's mean level over its three channels, 0-255, from every fourth pixel of every
 /// fourth row (a warning about a dark table needs no more, and the whole frame cost as much
 /// as a tenth of the fit).
-fn mean_level(image: &Mat) -> Result<f64, VisionError> {
+/// What a frame's pixels say about the camera, from every fourth pixel of every fourth row.
+struct FrameLevels {
+    /// The mean level over the three channels, 0–255.
+    mean: f64,
+    /// The share of pixels whose three channels agree within a level: all of them in a
+    /// monochrome (or infrared night mode) picture; on a rendered slate table with pieces
+    /// about 94 %, and fewer wherever a camera's noise touches each channel apart.
+    grey_share: f64,
+}
+
+/// A frame this grey (see [`FrameLevels::grey_share`]) carries no colour to tell pieces by.
+const COLOURLESS_SHARE: f64 = 0.995;
+
+fn frame_levels(image: &Mat) -> Result<FrameLevels, VisionError> {
     if image.typ() != core::CV_8UC3 {
         let mean = core::mean_def(image).during("measuring brightness")?;
-        return Ok((mean[0] + mean[1] + mean[2]) / 3.0);
+        return Ok(FrameLevels {
+            mean: (mean[0] + mean[1] + mean[2]) / 3.0,
+            grey_share: 0.0,
+        });
     }
-    let (mut sum, mut n) = (0u64, 0u64);
+    let (mut sum, mut n, mut grey) = (0u64, 0u64, 0u64);
     for y in (0..image.rows()).step_by(4) {
         let row = image
             .at_row::<core::Vec3b>(y)
             .during("measuring brightness")?;
         for pixel in row.iter().step_by(4) {
-            sum += pixel.0.iter().map(|&v| u64::from(v)).sum::<u64>();
-            n += 3;
+            let [b, g, r] = pixel.0;
+            sum += u64::from(b) + u64::from(g) + u64::from(r);
+            n += 1;
+            grey += u64::from(b.max(g).max(r) - b.min(g).min(r) <= 1);
         }
     }
-    Ok(if n == 0 { 0.0 } else { sum as f64 / n as f64 })
+    Ok(if n == 0 {
+        FrameLevels {
+            mean: 0.0,
+            grey_share: 0.0,
+        }
+    } else {
+        FrameLevels {
+            mean: sum as f64 / (3 * n) as f64,
+            grey_share: grey as f64 / n as f64,
+        }
+    })
 }
 
 #[cfg(test)]
@@ -631,7 +665,7 @@ mod tests {
                 };
             }
         }
-        let level = mean_level(&frame).expect("measured");
+        let level = frame_levels(&frame).expect("measured").mean;
         assert!((level - 115.0).abs() < 1e-9, "{level}");
         let whole = core::mean_def(&frame).expect("OpenCV's mean");
         assert!((level - (whole[0] + whole[1] + whole[2]) / 3.0).abs() < 1e-9);

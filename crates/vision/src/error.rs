@@ -10,6 +10,9 @@ pub enum VisionError {
     )]
     ImageUnreadable { path: PathBuf },
 
+    #[error("cannot read image {path}: {}", koanscope_capture::CUT_SHORT)]
+    ImageCutShort { path: PathBuf },
+
     #[error(
         "image {path} is {actual_width}x{actual_height} but the calibration is for {expected_width}x{expected_height}: \
          use frames from the calibrated camera at the same resolution, or calibrate again"

@@ -15,11 +15,21 @@ pub fn read_bgr(path: &Path) -> Result<Mat, VisionError> {
     let unreadable = || VisionError::ImageUnreadable {
         path: path.to_path_buf(),
     };
-    let name = path.to_str().ok_or_else(unreadable)?;
     if !path.is_file() {
         return Err(unreadable());
     }
-    let image = imgcodecs::imread(name, imgcodecs::IMREAD_COLOR).during("reading an image")?;
+    let bytes = std::fs::read(path).map_err(|_| unreadable())?;
+    if koanscope_capture::jpeg_cut_short(&bytes) {
+        return Err(VisionError::ImageCutShort {
+            path: path.to_path_buf(),
+        });
+    }
+    // (OpenCV refuses an empty buffer with an exception rather than an empty image.)
+    if bytes.is_empty() {
+        return Err(unreadable());
+    }
+    let encoded = opencv::core::Vector::<u8>::from_slice(&bytes);
+    let image = imgcodecs::imdecode(&encoded, imgcodecs::IMREAD_COLOR).map_err(|_| unreadable())?;
     if image.empty() || image.channels() != 3 {
         return Err(unreadable());
     }

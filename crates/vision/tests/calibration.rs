@@ -196,6 +196,29 @@ fn bad_images_are_errors_not_panics() {
 }
 
 #[test]
+fn a_jpeg_cut_short_is_refused_not_read_half_grey() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../sample_images/S2/scene_04.jpg");
+    let whole = std::fs::read(&sample).expect("the sample frame");
+    assert!(read_bgr(&sample).is_ok());
+    // Cut anywhere in its picture data (here two thirds of the way), OpenCV would decode it
+    // and fill the rest with grey.
+    let cut = dir.path().join("cut.jpg");
+    std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).expect("written");
+    let error = read_bgr(&cut).expect_err("cut short");
+    assert!(
+        matches!(error, VisionError::ImageCutShort { .. }),
+        "{error}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("cut.jpg") && message.contains("cut short"),
+        "{message}"
+    );
+}
+
+#[test]
 fn an_image_of_another_resolution_is_refused() {
     let Some(dataset) = common::dataset() else {
         return;

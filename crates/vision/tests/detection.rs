@@ -193,6 +193,41 @@ fn a_piece_upside_down_against_another_is_not_read_leaning_on_nothing() {
     }
 }
 
+/// A camera switched to monochrome (or infrared night mode) sends grey frames: every piece
+/// would read black or not at all, and the Master is told why. The slate table of S3, the
+/// greyest of the samples in colour (about 94 % of its pixels grey), gets no such warning.
+#[test]
+fn a_frame_without_colour_says_the_camera_is_in_monochrome() {
+    use opencv::imgproc;
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images");
+    let detector = Detector::new(ColorModel::default());
+    let colourless = |w: &String| w.contains("no colour");
+    for (setup, scene) in [("S2", "scene_04.jpg"), ("S3", "scene_03.jpg")] {
+        let dir = samples.join(setup);
+        let camera = common::truth_camera(&dir);
+        let path = dir.join(scene);
+        let colour = read_bgr(&path).expect("readable");
+        let analysis =
+            analyze(&colour, &path, &camera, &detector, &Engine::default()).expect("analysed");
+        assert!(!analysis.scene.pieces.is_empty());
+        assert!(
+            !analysis.warnings.iter().any(colourless),
+            "{setup}: {:?}",
+            analysis.warnings
+        );
+        let (mut grey, mut grey_bgr) = (opencv::core::Mat::default(), opencv::core::Mat::default());
+        imgproc::cvt_color_def(&colour, &mut grey, imgproc::COLOR_BGR2GRAY).expect("grey");
+        imgproc::cvt_color_def(&grey, &mut grey_bgr, imgproc::COLOR_GRAY2BGR).expect("as BGR");
+        let analysis =
+            analyze(&grey_bgr, &path, &camera, &detector, &Engine::default()).expect("analysed");
+        assert!(
+            analysis.warnings.iter().any(colourless),
+            "{setup}: {:?}",
+            analysis.warnings
+        );
+    }
+}
+
 #[test]
 fn an_empty_or_dark_table_gives_no_pieces_and_says_why() {
     use opencv::core::{CV_8UC3, Mat, Scalar};
