@@ -26,7 +26,7 @@ pub fn jpeg_cut_short(bytes: &[u8]) -> bool {
 /// What to tell the user about a JPEG cut short.
 pub const CUT_SHORT: &str = "the JPEG data ends before the picture does (the file was cut \
      short, e.g. copied or saved while still being written), and its missing rows would read \
-     as grey table: copy or save it again";
+     as plain grey: copy or save it again";
 
 #[cfg(test)]
 mod tests {
