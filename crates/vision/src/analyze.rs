@@ -170,6 +170,11 @@ pub fn analyze_remembering(
         warnings.push(format!(
             "the frame is very dark (mean level {brightness:.0} of 255): light the table or raise the exposure"
         ));
+    } else if levels.white_share >= OVEREXPOSED_SHARE {
+        warnings.push(format!(
+            "the frame is overexposed ({:.0} % of it clipped white): lower the exposure or the light",
+            100.0 * levels.white_share
+        ));
     } else if levels.grey_share >= COLOURLESS_SHARE {
         // Every piece would read black or not at all: say why rather than mark such koans.
         warnings.push(
@@ -605,10 +610,17 @@ struct FrameLevels {
     /// monochrome (or infrared night mode) picture; on a rendered slate table with pieces
     /// about 94 %, and fewer wherever a camera's noise touches each channel apart.
     grey_share: f64,
+    /// The share of pixels clipped white (all three channels 250 or more): under 11 % on every
+    /// rendered table here, however relit (and 14–21 % on calibration views of the white board).
+    white_share: f64,
 }
 
 /// A frame this grey (see [`FrameLevels::grey_share`]) carries no colour to tell pieces by.
 const COLOURLESS_SHARE: f64 = 0.995;
+
+/// A frame this much clipped white (see [`FrameLevels::white_share`]) is overexposed: a piece's
+/// lit faces wash out towards white with the table.
+const OVEREXPOSED_SHARE: f64 = 0.3;
 
 fn frame_levels(image: &Mat) -> Result<FrameLevels, VisionError> {
     if image.typ() != core::CV_8UC3 {
@@ -616,9 +628,10 @@ fn frame_levels(image: &Mat) -> Result<FrameLevels, VisionError> {
         return Ok(FrameLevels {
             mean: (mean[0] + mean[1] + mean[2]) / 3.0,
             grey_share: 0.0,
+            white_share: 0.0,
         });
     }
-    let (mut sum, mut n, mut grey) = (0u64, 0u64, 0u64);
+    let (mut sum, mut n, mut grey, mut white) = (0u64, 0u64, 0u64, 0u64);
     for y in (0..image.rows()).step_by(4) {
         let row = image
             .at_row::<core::Vec3b>(y)
@@ -628,17 +641,20 @@ fn frame_levels(image: &Mat) -> Result<FrameLevels, VisionError> {
             sum += u64::from(b) + u64::from(g) + u64::from(r);
             n += 1;
             grey += u64::from(b.max(g).max(r) - b.min(g).min(r) <= 1);
+            white += u64::from(b.min(g).min(r) >= 250);
         }
     }
     Ok(if n == 0 {
         FrameLevels {
             mean: 0.0,
             grey_share: 0.0,
+            white_share: 0.0,
         }
     } else {
         FrameLevels {
             mean: sum as f64 / (3 * n) as f64,
             grey_share: grey as f64 / n as f64,
+            white_share: white as f64 / n as f64,
         }
     })
 }
