@@ -599,10 +599,8 @@ fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
     }
 }
 
-/// The frame's mean level over its three channels, 0-255, from every fourth pixel of every
-/// fourth row (a warning about a dark table needs no more, and the whole frame cost as much
-/// as a tenth of the fit).
-/// What a frame's pixels say about the camera, from every fourth pixel of every fourth row.
+/// What a frame's pixels say about the camera, from every fourth pixel of every fourth row (a
+/// warning needs no more, and the whole frame cost as much as a tenth of the fit).
 struct FrameLevels {
     /// The mean level over the three channels, 0–255.
     mean: f64,
@@ -622,6 +620,7 @@ const COLOURLESS_SHARE: f64 = 0.995;
 /// lit faces wash out towards white with the table.
 const OVEREXPOSED_SHARE: f64 = 0.3;
 
+/// The frame's [`FrameLevels`]; a frame not of 8-bit BGR pixels gets only its mean.
 fn frame_levels(image: &Mat) -> Result<FrameLevels, VisionError> {
     if image.typ() != core::CV_8UC3 {
         let mean = core::mean_def(image).during("measuring brightness")?;
