@@ -179,6 +179,44 @@ fn stderr_of_success(command: &mut assert_cmd::Command) -> String {
 }
 
 #[test]
+fn an_unreadable_view_is_left_out_of_the_intrinsics_and_says_why() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let views = sample_views();
+    let mut images: Vec<PathBuf> = views[1..].to_vec();
+    // One view cut short (a copy interrupted) and one that is no image at all.
+    let whole = std::fs::read(&views[0]).expect("a sample view");
+    let cut = dir.path().join("cut.jpg");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).expect("written");
+    let text = dir.path().join("notes.jpg");
+    std::fs::write(&text, "not a picture").expect("written");
+    images.extend([cut, text]);
+    let out = dir.path().join("camera.yaml");
+    let run = koanscope()
+        .args(["calibrate", "intrinsics", "--out"])
+        .arg(&out)
+        .args(&images)
+        .output()
+        .expect("ran");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    assert!(out.exists());
+    for (name, why) in [("cut.jpg", "cut short"), ("notes.jpg", "not an image")] {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.contains(name) && l.contains(why) && l.ends_with("view skipped")),
+            "{stderr}"
+        );
+    }
+    // Of the six sample views left whole, one shows no board (intr_05): five are used.
+    assert!(
+        stdout.contains(&format!("views used: 5 of {} images", images.len())),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
     let dir = tempfile::tempdir().expect("temp dir");
     let views = sample_views();

@@ -235,9 +235,22 @@ fn views_in_files(
     let mut views = Vec::new();
     let mut skipped = Vec::new();
     let mut blurred = Vec::new();
+    let mut unreadable = Vec::new();
     for path in images {
         progress.set_message(path.display().to_string());
-        let image = read_bgr(path)?;
+        // A view that cannot be read is left out like one without the board, saying why: the
+        // other views still calibrate the camera.
+        let image = match read_bgr(path) {
+            Ok(image) => image,
+            Err(
+                error @ (VisionError::ImageUnreadable { .. } | VisionError::ImageCutShort { .. }),
+            ) => {
+                unreadable.push(error);
+                progress.inc(1);
+                continue;
+            }
+            Err(other) => return Err(other.into()),
+        };
         match find_board(&image, path, board) {
             Ok(view) if view.edge_rise_px <= max_edge_rise => views.push(view),
             Ok(view) => blurred.push(view),
@@ -247,6 +260,9 @@ fn views_in_files(
         progress.inc(1);
     }
     progress.finish_and_clear();
+    for error in &unreadable {
+        eprintln!("warning: {error}; view skipped");
+    }
     for path in &skipped {
         eprintln!(
             "warning: no {}x{} chessboard in {}; view skipped",
