@@ -170,6 +170,21 @@ fn write_cast(view: &Path, [b, g, r]: [f64; 3], out: &Path) {
     });
 }
 
+/// Calibrates the intrinsics from image files into `out`, which must succeed: what it said on
+/// stdout and on stderr.
+fn intrinsics_succeeding(images: &[PathBuf], out: &Path) -> (String, String) {
+    let run = koanscope()
+        .args(["calibrate", "intrinsics", "--out"])
+        .arg(out)
+        .args(images)
+        .output()
+        .expect("ran");
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
 /// Runs a command that must succeed and returns what it said on stderr.
 fn stderr_of_success(command: &mut assert_cmd::Command) -> String {
     let run = command.output().expect("ran");
@@ -191,15 +206,7 @@ fn an_unreadable_view_is_left_out_of_the_intrinsics_and_says_why() {
     std::fs::write(&text, "not a picture").expect("written");
     images.extend([cut, text]);
     let out = dir.path().join("camera.yaml");
-    let run = koanscope()
-        .args(["calibrate", "intrinsics", "--out"])
-        .arg(&out)
-        .args(&images)
-        .output()
-        .expect("ran");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{stdout}\n{stderr}");
+    let (stdout, stderr) = intrinsics_succeeding(&images, &out);
     assert!(out.exists());
     for (name, why) in [("cut.jpg", "cut short"), ("notes.jpg", "not an image")] {
         assert!(
@@ -228,15 +235,7 @@ fn a_blurred_view_is_left_out_of_the_intrinsics_and_says_why() {
         images.push(blurred);
     }
     let out = dir.path().join("camera.yaml");
-    let run = koanscope()
-        .args(["calibrate", "intrinsics", "--out"])
-        .arg(&out)
-        .args(&images)
-        .output()
-        .expect("ran");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{stdout}\n{stderr}");
+    let (stdout, stderr) = intrinsics_succeeding(&images, &out);
     for i in 0..2 {
         assert!(
             stderr.contains(&format!("blurred_{i}.png is blurred (its edges rise over"))

@@ -11,9 +11,7 @@ use nalgebra::{Isometry3, Point3, Vector3};
 /// A sample setup (`S1`...), and its true camera with the table frame moved by `moved` (the
 /// identity: as calibrated).
 fn sample_setup(name: &str, moved: Isometry3<f64>) -> (PathBuf, Camera) {
-    let setup = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../sample_images")
-        .join(name);
+    let setup = common::sample_images().join(name);
     let camera = common::truth_camera(&setup);
     let camera = Camera::new(
         camera.intrinsics.clone(),

@@ -198,8 +198,7 @@ fn bad_images_are_errors_not_panics() {
 #[test]
 fn a_jpeg_cut_short_is_refused_not_read_half_grey() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../sample_images/S2/scene_04.jpg");
+    let sample = common::sample_images().join("S2/scene_04.jpg");
     let whole = std::fs::read(&sample).expect("the sample frame");
     assert!(read_bgr(&sample).is_ok());
     // Cut anywhere in its picture data (here two thirds of the way), OpenCV would decode it

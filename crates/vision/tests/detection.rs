@@ -199,7 +199,7 @@ fn a_piece_upside_down_against_another_is_not_read_leaning_on_nothing() {
 #[test]
 fn a_frame_without_colour_says_the_camera_is_in_monochrome() {
     use opencv::imgproc;
-    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images");
+    let samples = common::sample_images();
     let detector = Detector::new(ColorModel::default());
     let colourless = |w: &String| w.contains("no colour");
     for (setup, scene) in [("S2", "scene_04.jpg"), ("S3", "scene_03.jpg")] {

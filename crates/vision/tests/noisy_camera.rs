@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use koanscope_geometry::Engine;
 use koanscope_scene::Scene;
 use koanscope_vision::render::with_sensor_noise;
@@ -46,7 +44,7 @@ fn in_view(truth: &serde_json::Value) -> Vec<String> {
 /// truth has them (read raw, three of the six do).
 #[test]
 fn a_noisy_webcam_frame_of_the_full_table_is_read_piece_for_piece() {
-    let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images/S2");
+    let setup = common::sample_images().join("S2");
     let camera = common::truth_camera(&setup);
     let path = setup.join("scene_04.jpg");
     let truth = in_view(&common::json(&path.with_extension("json")));

@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use koanscope_geometry::Engine;
 use koanscope_vision::overlay::{OverlayShapes, shapes};
 use koanscope_vision::{ColorModel, Detector, analyze, image::read_bgr, write_overlay};
@@ -23,7 +21,7 @@ fn inside(polygon: &[[f64; 2]], p: [f64; 2]) -> bool {
 
 #[test]
 fn overlay_shapes_of_a_sample_table() {
-    let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images/S1");
+    let setup = common::sample_images().join("S1");
     let camera = common::truth_camera(&setup);
     let path = setup.join("scene_00.jpg");
     let image = read_bgr(&path).expect("readable");

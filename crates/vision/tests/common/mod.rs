@@ -61,3 +61,8 @@ pub fn truth_camera(setup_dir: &Path) -> koanscope_vision::Camera {
         camera_from_table,
     )
 }
+
+/// The project's own rendered sample tables (`sample_images/`: `S1`, `S2`, `S3`, `intrinsics`).
+pub fn sample_images() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample_images")
+}
