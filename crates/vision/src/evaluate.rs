@@ -108,8 +108,16 @@ impl DetectionScore {
     }
 }
 
+/// How much nearer, in pixels, a true piece of another colour must be to be paired before one of
+/// the found piece's own colour; half that for another size. A tower seen from above has its
+/// pieces' centres within a few pixels of each other, so position alone pairs them at random;
+/// pieces side by side on the table are a base's width apart (20 px and more), so this never
+/// pairs past a neighbour much nearer.
+const OTHER_COLOUR_PX: f64 = 10.0;
+
 /// Pairs found pieces with true ones by nearest image position (greedy, closest pairs first,
-/// visible true pieces before hidden ones, at most `max_px` apart): `(index in found.pieces,
+/// visible true pieces before hidden ones, at most `max_px` apart; a true piece of another
+/// colour or size counts [`OTHER_COLOUR_PX`] or half that farther): `(index in found.pieces,
 /// index in truth)`, each index at most once.
 pub fn pair_pieces(found: &Scene, truth: &[TruthPiece], max_px: f64) -> Vec<(usize, usize)> {
     let mut candidates = Vec::new();
@@ -118,7 +126,9 @@ pub fn pair_pieces(found: &Scene, truth: &[TruthPiece], max_px: f64) -> Vec<(usi
         for (j, t) in truth.iter().enumerate() {
             let d = (xy[0] - t.image_xy[0]).hypot(xy[1] - t.image_xy[1]);
             if d <= max_px {
-                candidates.push((d, i, j));
+                let unlike = if piece.color == t.color { 0.0 } else { 1.0 }
+                    + if piece.size == t.size { 0.0 } else { 0.5 };
+                candidates.push((d + OTHER_COLOUR_PX * unlike, i, j));
             }
         }
     }
@@ -192,6 +202,46 @@ mod tests {
             visible_fraction,
             role: None,
         }
+    }
+
+    fn found_at(color: Color, size: Size, xy: [f64; 2]) -> Piece {
+        let mut piece = Piece::new(0, color, size, Isometry3::identity());
+        piece.image_xy = Some(xy);
+        piece
+    }
+
+    #[test]
+    fn a_tower_seen_from_above_pairs_each_piece_with_the_true_one_of_its_colour() {
+        // Green large, yellow medium, red small stacked, their centres 2 px apart in view: the
+        // found red is nearest the true yellow and the found yellow nearest the true green.
+        let mut truth = [
+            truth(Color::Green, [546.0, 321.0], 1.0),
+            truth(Color::Yellow, [544.0, 319.0], 1.0),
+            truth(Color::Red, [542.0, 317.0], 1.0),
+        ];
+        truth[1].size = Size::Medium;
+        truth[2].size = Size::Small;
+        let found = Scene::from_pieces(vec![
+            found_at(Color::Yellow, Size::Medium, [546.0, 321.0]),
+            found_at(Color::Red, Size::Small, [544.0, 319.0]),
+        ]);
+        let mut pairs = pair_pieces(&found, &truth, 20.0);
+        pairs.sort();
+        assert_eq!(pairs, vec![(0, 1), (1, 2)]);
+        let score = score_scene(&found, &truth, 20.0);
+        assert_eq!(score.color, Count { agree: 2, total: 2 });
+        assert_eq!(score.recall, Count { agree: 2, total: 3 });
+    }
+
+    #[test]
+    fn a_misread_colour_still_pairs_with_the_piece_it_stands_on() {
+        // A red read yellow, a true yellow a base's width away: the misreading is counted.
+        let truth = [
+            truth(Color::Red, [500.0, 300.0], 1.0),
+            truth(Color::Yellow, [525.0, 300.0], 1.0),
+        ];
+        let found = Scene::from_pieces(vec![found_at(Color::Yellow, Size::Large, [501.0, 300.0])]);
+        assert_eq!(pair_pieces(&found, &truth, 40.0), vec![(0, 0)]);
     }
 
     #[test]
