@@ -16,9 +16,9 @@
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
 
-use koanscope_geometry::{Engine, Placer};
+use koanscope_geometry::{Engine, PieceModels, Placer};
 use koanscope_scene::{Color, Piece, Scene, Size};
-use koanscope_vision::{Camera, Intrinsics};
+use koanscope_vision::{Camera, Intrinsics, visible_fractions};
 use nalgebra::{Isometry3, Matrix3, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
 use serde_json::{Value, json};
 
@@ -323,7 +323,8 @@ fn tables() -> Vec<Vec<(Color, Size, Isometry3<f64>)>> {
 }
 
 /// The truth scene document: everything derived, plus the image position and visibility fields
-/// the dataset format carries (nested pieces hidden, others taken as fully visible).
+/// the dataset format carries (the share of each silhouette no other piece hides, pieces taken
+/// as opaque).
 fn truth(camera: &Camera, pieces: &[(Color, Size, Isometry3<f64>)], source: &str) -> Value {
     let mut scene = Scene::from_pieces(
         pieces
@@ -335,11 +336,9 @@ fn truth(camera: &Camera, pieces: &[(Color, Size, Isometry3<f64>)], source: &str
     scene.source = Some(source.to_string());
     scene.image_size = Some([WIDTH, HEIGHT]);
     Engine::default().derive(&mut scene);
-    let hidden: Vec<u32> = scene
-        .koans
-        .iter()
-        .flat_map(|k| k.nests.iter().flat_map(|n| n[1..].to_vec()))
-        .collect();
+    let sized: Vec<(Size, Isometry3<f64>)> =
+        pieces.iter().map(|(_, s, pose)| (*s, *pose)).collect();
+    let visible = visible_fractions(camera, &PieceModels::default(), &sized);
     let mut doc = scene.to_json_value();
     for piece in doc["pieces"].as_array_mut().expect("pieces") {
         let id = piece["id"].as_u64().expect("id") as u32;
@@ -352,7 +351,7 @@ fn truth(camera: &Camera, pieces: &[(Color, Size, Isometry3<f64>)], source: &str
             .expect("in front of the camera");
         piece["image_xy"] = json!([xy.x, xy.y]);
         piece["centroid_mm"] = json!([centroid.x, centroid.y, centroid.z]);
-        piece["visible_fraction"] = json!(if hidden.contains(&id) { 0.0 } else { 1.0 });
+        piece["visible_fraction"] = json!((visible[id as usize] * 1000.0).round() / 1000.0);
     }
     doc
 }

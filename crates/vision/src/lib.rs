@@ -55,5 +55,6 @@ pub use detect::{
 pub use error::VisionError;
 pub use koanscope_geometry::may_hide;
 pub use memory::{FitMemory, MemoryUse};
+pub use occlusion::visible_fractions;
 pub use overlay::{KoanShape, OverlayShapes, PieceShape};
 pub use pose::Resting;

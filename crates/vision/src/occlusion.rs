@@ -10,8 +10,8 @@ use nalgebra::{Isometry3, Point2, Point3, Vector3};
 
 use crate::camera::Camera;
 use crate::detect::Detection;
-use crate::pose::{row_span, vertices_piece};
-use crate::region::Region;
+use crate::pose::{row_span, silhouette, vertices_piece};
+use crate::region::{Region, for_each_run};
 use crate::segment::Segmentation;
 
 /// A placed pyramid as the intersection of its five faces' half-spaces (table frame).
@@ -165,6 +165,52 @@ fn rows_in_common(a: &[Point2<f64>], b: &[Point2<f64>], height: usize) -> Option
     (top <= bottom).then(|| (top.floor() as usize, bottom.ceil() as usize))
 }
 
+/// The share of each piece's silhouette (`pieces`: size and pose, table frame) that the camera
+/// sees, the pieces taken as opaque solids: a pixel of it counts where the ray through it meets
+/// no other piece before this one. A piece nested inside another, or lying wholly under a piece
+/// across it, gets 0. (The rendered dataset's `visible_fraction`, for truth made here.)
+pub fn visible_fractions(
+    camera: &Camera,
+    models: &PieceModels,
+    pieces: &[(Size, Isometry3<f64>)],
+) -> Vec<f64> {
+    let solids: Vec<Solid> = pieces
+        .iter()
+        .map(|(size, pose)| Solid::new(models, *size, pose))
+        .collect();
+    let eye = camera.centre_table();
+    let to_table = camera.table_from_camera().rotation;
+    pieces
+        .iter()
+        .enumerate()
+        .map(|(i, (size, pose))| {
+            let Some(outline) = silhouette(camera, &models.dims(*size), pose) else {
+                return 0.0;
+            };
+            let (mut seen, mut all) = (0usize, 0usize);
+            for_each_run(&outline, |y, xa, xb| {
+                for x in xa..=xb {
+                    let ray = to_table * camera.ray_camera(&Point2::new(x as f64, y as f64));
+                    // A pixel at the silhouette's very edge may miss the solid by a rounding.
+                    let Some(own) = solids[i].entry(&eye, &ray) else {
+                        continue;
+                    };
+                    all += 1;
+                    let in_front = solids.iter().enumerate().any(|(j, other)| {
+                        j != i && other.entry(&eye, &ray).is_some_and(|t| t < own)
+                    });
+                    seen += usize::from(!in_front);
+                }
+            });
+            if all == 0 {
+                0.0
+            } else {
+                seen as f64 / all as f64
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +246,37 @@ mod tests {
             silhouette(camera, &dims, &pose).unwrap(),
             1.0,
         )
+    }
+
+    #[test]
+    fn a_piece_nested_or_standing_behind_another_shows_less_of_itself() {
+        let camera = table_camera();
+        let models = PieceModels::default();
+        let placer = koanscope_geometry::Placer::default();
+        let at = Point2::new(60.0, 60.0);
+        let alone = visible_fractions(
+            &camera,
+            &models,
+            &[(Size::Small, placer.upright(at.x, at.y, 0.3))],
+        );
+        assert!(alone[0] > 0.99, "{alone:?}");
+        // A small under a large of the same place: the large shows all of itself, the small none.
+        let nest = [
+            (Size::Large, placer.upright(at.x, at.y, 0.3)),
+            (Size::Small, placer.upright(at.x, at.y, 0.3)),
+        ];
+        let nested = visible_fractions(&camera, &models, &nest);
+        assert!(nested[0] > 0.99 && nested[1] == 0.0, "{nested:?}");
+        // A small 30 mm behind a large, seen from the camera: partly hidden.
+        let away = (at - camera.centre_table().xy()).normalize();
+        let behind = at + away * 30.0;
+        let row = [
+            (Size::Large, placer.upright(at.x, at.y, 0.3)),
+            (Size::Small, placer.upright(behind.x, behind.y, 0.3)),
+        ];
+        let seen = visible_fractions(&camera, &models, &row);
+        assert!(seen[0] > 0.99, "{seen:?}");
+        assert!(seen[1] > 0.05 && seen[1] < 0.9, "{seen:?}");
     }
 
     #[test]
