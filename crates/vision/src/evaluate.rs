@@ -126,9 +126,10 @@ pub fn pair_pieces(found: &Scene, truth: &[TruthPiece], max_px: f64) -> Vec<(usi
         for (j, t) in truth.iter().enumerate() {
             let d = (xy[0] - t.image_xy[0]).hypot(xy[1] - t.image_xy[1]);
             if d <= max_px {
-                let unlike = if piece.color == t.color { 0.0 } else { 1.0 }
-                    + if piece.size == t.size { 0.0 } else { 0.5 };
-                candidates.push((d + OTHER_COLOUR_PX * unlike, i, j));
+                let other_colour = f64::from(u8::from(piece.color != t.color));
+                let other_size = f64::from(u8::from(piece.size != t.size));
+                let unlike = OTHER_COLOUR_PX * (other_colour + 0.5 * other_size);
+                candidates.push((d + unlike, i, j));
             }
         }
     }
@@ -231,6 +232,18 @@ mod tests {
         let score = score_scene(&found, &truth, 20.0);
         assert_eq!(score.color, Count { agree: 2, total: 2 });
         assert_eq!(score.recall, Count { agree: 2, total: 3 });
+    }
+
+    #[test]
+    fn a_piece_of_its_own_size_is_paired_before_one_a_little_nearer() {
+        // Two reds 4 px apart in view, a medium and a large: the found medium takes the medium.
+        let mut truth = [
+            truth(Color::Red, [500.0, 300.0], 1.0),
+            truth(Color::Red, [504.0, 300.0], 1.0),
+        ];
+        truth[1].size = Size::Medium;
+        let found = Scene::from_pieces(vec![found_at(Color::Red, Size::Medium, [500.0, 300.0])]);
+        assert_eq!(pair_pieces(&found, &truth, 20.0), vec![(0, 1)]);
     }
 
     #[test]
