@@ -7,39 +7,10 @@ mod common;
 use std::path::Path;
 
 use koanscope_geometry::PieceModels;
-use koanscope_scene::Size;
+use koanscope_scene::{Scene, Size};
+use koanscope_vision::evaluate::truth_pieces;
 use koanscope_vision::visible_fractions;
-use nalgebra::{Isometry3, Matrix3, Translation3, UnitQuaternion};
-
-/// Each truth piece's size and pose, and the visible fraction the truth gives it.
-fn truth_pieces(scene: &serde_json::Value) -> Vec<(Size, Isometry3<f64>, f64)> {
-    let number = |v: &serde_json::Value| v.as_f64().expect("a number");
-    scene["pieces"]
-        .as_array()
-        .expect("pieces")
-        .iter()
-        .map(|p| {
-            let size = match p["size"].as_str() {
-                Some("small") => Size::Small,
-                Some("medium") => Size::Medium,
-                Some("large") => Size::Large,
-                other => panic!("size {other:?}"),
-            };
-            let m: Vec<Vec<f64>> = p["table_from_piece"]
-                .as_array()
-                .expect("a 4x4 pose")
-                .iter()
-                .map(|row| row.as_array().expect("a row").iter().map(number).collect())
-                .collect();
-            let rotation = Matrix3::from_fn(|r, c| m[r][c]);
-            let pose = Isometry3::from_parts(
-                Translation3::new(m[0][3], m[1][3], m[2][3]),
-                UnitQuaternion::from_matrix(&rotation),
-            );
-            (size, pose, number(&p["visible_fraction"]))
-        })
-        .collect()
-}
+use nalgebra::Isometry3;
 
 /// The largest difference between the visible fractions computed from the truth's poses and
 /// those it gives, over every scene of a setup; and how many pieces it gives as partly hidden.
@@ -53,14 +24,22 @@ fn worst_difference(setup_dir: &Path) -> (f64, usize) {
         if !(name.starts_with("scene_") && name.ends_with(".json")) {
             continue;
         }
-        let pieces = truth_pieces(&common::json(&path));
-        let placed: Vec<(Size, Isometry3<f64>)> = pieces.iter().map(|p| (p.0, p.1)).collect();
-        for (computed, (_, _, given)) in visible_fractions(&camera, &models, &placed)
+        // The truth is a scene document (poses) with the dataset's fields (visible fractions),
+        // read as `koanscope eval` reads it, piece for piece in the same order.
+        let scene = Scene::from_path(&path).expect("a scene document");
+        let given = truth_pieces(&common::json(&path)).expect("the dataset's fields");
+        let placed: Vec<(Size, Isometry3<f64>)> = scene
+            .pieces
+            .iter()
+            .map(|p| (p.size, p.table_from_piece))
+            .collect();
+        for (computed, truth) in visible_fractions(&camera, &models, &placed)
             .into_iter()
-            .zip(&pieces)
+            .zip(&given)
         {
+            let given = truth.visible_fraction;
             worst = worst.max((computed - given).abs());
-            partly += usize::from(*given > 0.0 && *given < 0.9);
+            partly += usize::from(given > 0.0 && given < 0.9);
         }
     }
     (worst, partly)
