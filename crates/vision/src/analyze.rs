@@ -601,6 +601,7 @@ fn support_of(detection: &Detection, dims: &PyramidDims) -> Support {
 
 /// What a frame's pixels say about the camera, from every fourth pixel of every fourth row (a
 /// warning needs no more, and the whole frame cost as much as a tenth of the fit).
+#[derive(Default)]
 struct FrameLevels {
     /// The mean level over the three channels, 0–255.
     mean: f64,
@@ -626,8 +627,7 @@ fn frame_levels(image: &Mat) -> Result<FrameLevels, VisionError> {
         let mean = core::mean_def(image).during("measuring brightness")?;
         return Ok(FrameLevels {
             mean: (mean[0] + mean[1] + mean[2]) / 3.0,
-            grey_share: 0.0,
-            white_share: 0.0,
+            ..FrameLevels::default()
         });
     }
     let (mut sum, mut n, mut grey, mut white) = (0u64, 0u64, 0u64, 0u64);
@@ -644,11 +644,7 @@ fn frame_levels(image: &Mat) -> Result<FrameLevels, VisionError> {
         }
     }
     Ok(if n == 0 {
-        FrameLevels {
-            mean: 0.0,
-            grey_share: 0.0,
-            white_share: 0.0,
-        }
+        FrameLevels::default()
     } else {
         FrameLevels {
             mean: sum as f64 / (3 * n) as f64,
