@@ -41,7 +41,7 @@ mod same_colour;
 mod turned;
 
 pub(crate) use overlapping::OVERLAP_MM;
-use overlapping::Solids;
+use overlapping::{Solids, set_into};
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
@@ -575,34 +575,58 @@ impl Detector {
                     held_by[*tip] = Some(apexes[k].0);
                 }
             }
+            // A tip holds one piece, but a region left with no tip of its own is offered one
+            // that another region's piece holds where its reading sets a piece into the piece
+            // under that tip: no table holds that, and the tip may be this region's rather than
+            // the holder's (from overhead, the top of a tower of three can take the base's tip
+            // as a larger piece, leaving the middle piece standing inside the base).
+            let sets_a_piece_into = |reading: &[Detection], under_tip: &Detection| {
+                let engine = solids.of(self.pieces);
+                reading.iter().any(|p| set_into(engine, p, under_tip))
+            };
             let mut changed = false;
             for (i, region) in regions.iter().enumerate() {
-                let supports: Vec<Point3<f64>> = apexes
-                    .iter()
-                    .zip(seats.iter().zip(&held_by))
-                    // A piece stacked on an apex covers it in the image: the region must have
-                    // pixels right around it, or pixels of another piece there when the tip is
-                    // covered, or its own pixels around the axis below the tip: the middle of a
-                    // tower of three shows as a band under the top piece, which hides the tip
-                    // (in the base's own colour, when the two share it).
-                    .filter(|((j, apex, d), (seat, held))| {
-                        *j != i
-                            && seat.map(|tip| apexes[tip].0) != Some(i)
-                            && held.is_none_or(|holder| holder == i)
-                            && (region.near_pixels(camera, apex, 8.0, false)
-                                || (tip_covered(seg, camera, d, &self.pieces)
-                                    && region.near_pixels(camera, apex, 8.0, true))
-                                || (1..=MIDDLE_BAND_STEPS).any(|k| {
-                                    let below = Point3::new(
-                                        apex.x,
-                                        apex.y,
-                                        apex.z - MIDDLE_BAND_STEP_MM * f64::from(k),
-                                    );
-                                    region.near_pixels(camera, &below, 8.0, false)
-                                }))
-                    })
-                    .map(|((_, apex, _), _)| *apex)
-                    .collect();
+                // The tips the region could rest a piece on, held by another region's piece or
+                // not, as (apex, piece under it).
+                let tips = |held_by_other: bool| -> Vec<(Point3<f64>, &Detection)> {
+                    apexes
+                        .iter()
+                        .zip(seats.iter().zip(&held_by))
+                        .filter(|(_, (_, held))| {
+                            held.is_some_and(|holder| holder != i) == held_by_other
+                        })
+                        // A piece stacked on an apex covers it in the image: the region must
+                        // have pixels right around it, or pixels of another piece there when
+                        // the tip is covered, or its own pixels around the axis below the tip:
+                        // the middle of a tower of three shows as a band under the top piece,
+                        // which hides the tip (in the base's own colour, when the two share it).
+                        .filter(|((j, apex, d), (seat, _))| {
+                            *j != i
+                                && seat.map(|tip| apexes[tip].0) != Some(i)
+                                && (region.near_pixels(camera, apex, 8.0, false)
+                                    || (tip_covered(seg, camera, d, &self.pieces)
+                                        && region.near_pixels(camera, apex, 8.0, true))
+                                    || (1..=MIDDLE_BAND_STEPS).any(|k| {
+                                        let below = Point3::new(
+                                            apex.x,
+                                            apex.y,
+                                            apex.z - MIDDLE_BAND_STEP_MM * f64::from(k),
+                                        );
+                                        region.near_pixels(camera, &below, 8.0, false)
+                                    }))
+                        })
+                        .map(|((_, apex, d), _)| (*apex, d))
+                        .collect()
+                };
+                let mut supports: Vec<Point3<f64>> =
+                    tips(false).into_iter().map(|(apex, _)| apex).collect();
+                if supports.is_empty() {
+                    supports = tips(true)
+                        .into_iter()
+                        .filter(|(_, d)| sets_a_piece_into(&per_region[i], d))
+                        .map(|(apex, _)| apex)
+                        .collect();
+                }
                 let same = supports.len() == refitted_with[i].len()
                     && supports
                         .iter()

@@ -107,7 +107,16 @@ fn tower_of_three_beside(
     yaw: f64,
     beside: &[(Color, Size, Isometry3<f64>)],
 ) -> Result<(), String> {
-    let camera = table_camera();
+    tower_of_three_seen_by(&table_camera(), colors, (x, y, yaw), beside)
+}
+
+/// Like [`tower_of_three_beside`], seen by `camera`.
+fn tower_of_three_seen_by(
+    camera: &Camera,
+    colors: [Color; 3],
+    (x, y, yaw): (f64, f64, f64),
+    beside: &[(Color, Size, Isometry3<f64>)],
+) -> Result<(), String> {
     let models = PieceModels::default();
     let placer = koanscope_geometry::Placer::default();
     let base = pose_on_table(&models.dims(Size::Large), 0.0, x, y, yaw);
@@ -123,8 +132,8 @@ fn tower_of_three_beside(
         (colors[2], Size::Small, top),
     ];
     pieces.extend_from_slice(beside);
-    let frame = draw_pieces(&camera, &pieces).expect("drawn");
-    let scene = analysed(&camera, &frame).scene;
+    let frame = draw_pieces(camera, &pieces).expect("drawn");
+    let scene = analysed(camera, &frame).scene;
     let describe = || {
         let seen: Vec<String> = scene
             .pieces
@@ -171,6 +180,32 @@ fn tower_of_three_beside(
 #[test]
 fn a_tower_of_three_colours_is_one_tower() {
     tower_of_three([Color::Green, Color::Blue, Color::Red], 60.0, 80.0, 0.4).unwrap();
+}
+
+/// A tower of three colours seen from nearly overhead (the camera of the camera holdout's
+/// sixth setup, 12° off the vertical): the top piece can take the base's tip, leaving the
+/// middle piece standing on the table inside the base, which no table holds. The middle is then
+/// offered the base's tip, and the top the middle's.
+#[test]
+fn a_tower_of_three_colours_seen_from_overhead_is_one_tower() {
+    let overhead = Camera::new(
+        table_camera().intrinsics.clone(),
+        koanscope_vision::isometry_from_rvec_tvec([2.722, 1.127, -0.118], [-116.7, -24.2, 577.6]),
+    );
+    let wrong: Vec<String> = [(40.0, 60.0, 0.0), (-20.0, 120.0, 0.5), (120.0, 20.0, 1.1)]
+        .into_iter()
+        .filter_map(|at| {
+            tower_of_three_seen_by(
+                &overhead,
+                [Color::Green, Color::Yellow, Color::Red],
+                at,
+                &[],
+            )
+            .err()
+            .map(|e| format!("at {at:?}: {e}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
 /// The middle of a tower of three shows as a band between the top and the base. When the top

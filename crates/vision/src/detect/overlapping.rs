@@ -61,7 +61,7 @@ impl Solids {
 
 /// Whether two read pieces are set more than [`OVERLAP_MM`] into each other: no table holds
 /// that.
-fn set_into(engine: &Engine, a: &Detection, b: &Detection) -> bool {
+pub(super) fn set_into(engine: &Engine, a: &Detection, b: &Detection) -> bool {
     engine.solid_overlap(&as_piece(a), &as_piece(b)) > OVERLAP_MM
 }
 
