@@ -42,6 +42,7 @@ mod turned;
 
 pub(crate) use overlapping::OVERLAP_MM;
 use overlapping::{Solids, set_into};
+use same_colour::upright_count;
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
@@ -543,7 +544,7 @@ impl Detector {
             })
             .unzip();
         // A piece stacked on one of its own colour: the outline alone reads one taller piece.
-        self.stack_same_colour_tops(seg, camera, regions, &mut per_region, &mut scores);
+        self.stack_same_colour_tops(seg, camera, regions, &mut per_region, &mut scores, |_| true);
         // A tower of one colour whose rim does not show, read as one piece lying flat.
         self.shade_flat_towers(camera, regions, &mut per_region, &mut scores);
         // A piece standing on one of another colour that it hides all but a rim of.
@@ -709,10 +710,19 @@ impl Detector {
             }
         }
         self.sit_posts_back_down(stood, &mut per_region, &mut scores);
+        let upright_before: Vec<usize> = per_region.iter().map(|f| upright_count(f)).collect();
         self.stand_lone_leaners(&cache, camera, regions, &mut per_region, &refitted_with);
         self.dismiss_rivals_leaning_on_nothing(&cache, &mut per_region);
         // Two pieces cannot be in one place: a piece read lying into another leans on it.
         self.lean_overlapping(camera, regions, &mut per_region, solids);
+        self.stack_tops_on_stood_up(
+            seg,
+            camera,
+            regions,
+            &mut per_region,
+            &mut scores,
+            &upright_before,
+        );
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(
             seg,
