@@ -262,6 +262,19 @@ mod tests {
     use crate::region::regions;
     use crate::render::{draw_lit_pieces, draw_shaded_pieces, table_camera};
 
+    /// The search's hypothesis of a piece of `size` standing upright at (x, y) mm, turned by `yaw`.
+    fn upright_at(size: Size, x: f64, y: f64, yaw: f64) -> Hypothesis {
+        Hypothesis {
+            size,
+            resting: Resting::Upright,
+            x,
+            y,
+            yaw,
+            tilt: 0.0,
+            lift: 0.0,
+        }
+    }
+
     /// What the detector reads of a frame with a yellow large upright at each of three places,
     /// and on each, when `top` is given, a piece of that size stacked, drawn `top_light` times
     /// as light as the base.
@@ -271,15 +284,7 @@ mod tests {
         let places = [(-60.0, 40.0, 0.2), (40.0, 90.0, 0.7), (120.0, -10.0, 1.1)];
         let mut drawn = Vec::new();
         for &(x, y, yaw) in &places {
-            let base = Hypothesis {
-                size: Size::Large,
-                resting: Resting::Upright,
-                x,
-                y,
-                yaw,
-                tilt: 0.0,
-                lift: 0.0,
-            };
+            let base = upright_at(Size::Large, x, y, yaw);
             drawn.push((Color::Yellow, Size::Large, detector.pose(&base), 1.0));
             if let Some(top) = top {
                 let stacked = detector.stacked_on(&base, top);
@@ -332,15 +337,7 @@ mod tests {
     fn a_tower_of_one_colour_read_lying_flat_is_read_as_the_tower_where_its_shading_tells() {
         let camera = table_camera();
         let models = Detector::new(crate::ColorModel::default());
-        let base = Hypothesis {
-            size: Size::Medium,
-            resting: Resting::Upright,
-            x: 103.0,
-            y: 164.0,
-            yaw: -1.07,
-            tilt: 0.0,
-            lift: 0.0,
-        };
+        let base = upright_at(Size::Medium, 103.0, 164.0, -1.07);
         let tower = [
             (Color::Red, Size::Medium, models.pose(&base)),
             (
@@ -449,15 +446,7 @@ mod tests {
     fn a_base_stood_up_after_the_first_pass_gets_the_top_its_rim_shows() {
         let camera = table_camera();
         let detector = Detector::new(crate::ColorModel::default());
-        let base = Hypothesis {
-            size: Size::Large,
-            resting: Resting::Upright,
-            x: 40.0,
-            y: 90.0,
-            yaw: 0.7,
-            tilt: 0.0,
-            lift: 0.0,
-        };
+        let base = upright_at(Size::Large, 40.0, 90.0, 0.7);
         let top = detector.stacked_on(&base, Size::Medium);
         let frame = draw_lit_pieces(
             &camera,
