@@ -90,8 +90,9 @@ impl Detector {
     /// Like [`Detector::stack_same_colour_tops`] for the regions holding more upright pieces
     /// than `upright_before` (their count per region before later passes stood up pieces read
     /// leaning on nothing or lying into another): a top of the piece's own colour was looked
-    /// for on upright pieces only. (Relit 5 % warmer, dev D1 scene 2's yellow large under a
-    /// yellow medium is first read leaning, on nothing, and stood up after.)
+    /// for on upright pieces only. (Under a warm cast, dev's red raised and its blue lowered,
+    /// D1 scene 2's yellow large under a yellow medium is first read leaning on nothing, and
+    /// stood up after.)
     pub(super) fn stack_tops_on_stood_up(
         &self,
         seg: &Segmentation,
