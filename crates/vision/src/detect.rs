@@ -274,6 +274,10 @@ struct Hypothesis {
     lift: f64,
 }
 
+/// Which whole readings of a region may win its greedy search (see
+/// [`Detector::explain_region_apart`]).
+type Admissible<'a> = dyn Fn(&[Detection]) -> bool + 'a;
+
 /// Starting tilts of the search for a piece leaning with its apex up, degrees.
 const LEANING_TILTS_DEG: [f64; 2] = [45.0, 70.0];
 /// Starting tilts of the search for a piece upside down, slanted or on its apex, degrees.
@@ -815,20 +819,39 @@ impl Detector {
                 self.explain_region_with(cache, region.clone(), camera, supports, true, bar);
             if tilted_score > bar && !self.sets_into_each_other(&tilted, &cache.solids) {
                 return (
-                    self.polish(cache, &region, camera, supports, true, tilted),
+                    self.polish(cache, &region, camera, supports, true, false, tilted),
                     tilted_score,
                 );
             }
         }
+        // Where no tilted reading does better, the usual one stands; but where it sets two
+        // pieces into each other, it gives way to the best usual reading that does not and
+        // explains the region nearly as well (by the margin the other way round), its pieces
+        // then fitted again, tilted too, without setting any into another: in a pile, a large
+        // lying on its side across a small reads best as an upright large with a medium in it.
+        let usual_or_apart = |usual: Vec<Detection>| {
+            if self.sets_into_each_other(&usual, &cache.solids) {
+                let bar = usual_score - self.params.tilted_margin * area;
+                let (apart, apart_score) =
+                    self.explain_region_apart(cache, region.clone(), camera, supports, bar);
+                if apart_score > bar && !apart.is_empty() {
+                    return (
+                        self.polish(cache, &region, camera, supports, true, true, apart),
+                        apart_score,
+                    );
+                }
+            }
+            (
+                self.polish(cache, &region, camera, supports, false, false, usual),
+                usual_score,
+            )
+        };
         // No tilted explanation (at best every pixel, less one piece's price) could win.
         let best_possible = area - self.params.min_region_px as f64;
         if usual_score + self.params.tilted_margin * area >= best_possible
             || self.stands_to_the_rim(cache, &region, &usual)
         {
-            return (
-                self.polish(cache, &region, camera, supports, false, usual),
-                usual_score,
-            );
+            return usual_or_apart(usual);
         }
         // Only an explanation that beats the usual one by the margin is of use, or, where the
         // usual one lays a piece flat, one that beats it by less where its faces match the
@@ -867,16 +890,13 @@ impl Detector {
             && tilted.iter().any(|d| d.resting == Resting::Tilted);
         let choice = if by_shading { shaded_choice() } else { None };
         if by_outline || choice.is_some() {
-            let mut found = self.polish(cache, &region, camera, supports, true, tilted);
+            let mut found = self.polish(cache, &region, camera, supports, true, false, tilted);
             for d in found.iter_mut().filter(|d| d.resting == Resting::Tilted) {
                 d.shaded_choice = choice;
             }
             (found, tilted_score)
         } else {
-            (
-                self.polish(cache, &region, camera, supports, false, usual),
-                usual_score,
-            )
+            usual_or_apart(usual)
         }
     }
 
@@ -987,6 +1007,7 @@ impl Detector {
     /// first ones against pixels that belong to later ones), and each piece lying flat or
     /// tilted from yaws turned well off its own (see `detect/turned.rs`), then drops pieces
     /// that explain too little on their own.
+    #[allow(clippy::too_many_arguments)]
     fn polish(
         &self,
         cache: &FitCache,
@@ -994,6 +1015,7 @@ impl Detector {
         camera: &Camera,
         supports: &[Point3<f64>],
         allow_tilted: bool,
+        keep_apart: bool,
         mut pieces: Vec<Detection>,
     ) -> Vec<Detection> {
         if pieces.len() < 2 {
@@ -1005,6 +1027,15 @@ impl Detector {
             }
             return pieces;
         }
+        // With `keep_apart`, a reading that sets no two pieces into each other stays so: a
+        // piece fitted again alone, over the others' pixels, may slide into one of them (in a
+        // pile, a large lying on its side across a small, fitted again leaning through it).
+        let apart = keep_apart && !self.sets_into_each_other(&pieces, &cache.solids);
+        let keeps_apart = |pieces: &[Detection], i: usize, refit: &Detection| {
+            let mut with = pieces.to_vec();
+            with[i] = refit.clone();
+            !apart || !self.sets_into_each_other(&with, &cache.solids)
+        };
         for i in 0..pieces.len() {
             let alone = with_others_explained(region, &pieces, i);
             let mut all_supports = supports.to_vec();
@@ -1021,10 +1052,13 @@ impl Detector {
                 .fit_candidates(cache, &alone, camera, &all_supports, allow_tilted, 1)
                 .into_iter()
                 .next()
+                && keeps_apart(&pieces, i, &better)
             {
                 pieces[i] = better;
             }
-            if let Some(turned) = self.turned(&alone, camera, &pieces[i]) {
+            if let Some(turned) = self.turned(&alone, camera, &pieces[i])
+                && keeps_apart(&pieces, i, &turned)
+            {
                 pieces[i] = turned;
             }
         }
@@ -1079,9 +1113,37 @@ impl Detector {
             self.params.first_choices,
             self.params.max_pieces_per_region,
             must_beat,
+            None,
         )
     }
 
+    /// Like [`Detector::explain_region_with`] with the usual poses, but only readings that set
+    /// no two of their pieces into each other compete: the one a table holds may have come
+    /// from another first piece than the best reading's.
+    fn explain_region_apart(
+        &self,
+        cache: &FitCache,
+        region: Region,
+        camera: &Camera,
+        supports: &[Point3<f64>],
+        must_beat: f64,
+    ) -> (Vec<Detection>, f64) {
+        let apart = |reading: &[Detection]| !self.sets_into_each_other(reading, &cache.solids);
+        self.greedy(
+            cache,
+            region,
+            camera,
+            supports,
+            false,
+            self.params.first_choices,
+            self.params.max_pieces_per_region,
+            must_beat,
+            Some(&apart),
+        )
+    }
+
+    /// The search of [`Detector::explain_region_with`], `choices` first pieces deep, at most
+    /// `depth` pieces; with `admissible`, only the whole readings it admits can win.
     #[allow(clippy::too_many_arguments)]
     fn greedy(
         &self,
@@ -1093,6 +1155,7 @@ impl Detector {
         choices: usize,
         depth: usize,
         must_beat: f64,
+        admissible: Option<&Admissible>,
     ) -> (Vec<Detection>, f64) {
         let remaining = region.target_px();
         let price = self.params.min_region_px as f64;
@@ -1135,12 +1198,15 @@ impl Detector {
                 1,
                 depth - 1,
                 bar - (score - price),
+                None,
             );
             let total = score - self.params.min_region_px as f64 + rest_score;
             if best.as_ref().is_none_or(|(_, b)| total > *b) {
                 let mut found = vec![piece];
                 found.extend(rest);
-                best = Some((found, total));
+                if admissible.is_none_or(|admissible| admissible(&found)) {
+                    best = Some((found, total));
+                }
             }
             // One piece that explains the region all but perfectly leaves nothing to choose.
             let perfect = remaining - 2.0 * self.params.min_region_px as f64;
@@ -1175,6 +1241,7 @@ impl Detector {
             1,
             self.params.max_pieces_per_region - 1,
             must_beat,
+            None,
         )
     }
 

@@ -85,7 +85,15 @@ impl Detector {
             if let Some((found, _)) = turned_over {
                 per_region[i] = found;
             } else if !usual.is_empty() {
-                per_region[i] = self.polish(cache, &regions[i], camera, &supports[i], false, usual);
+                per_region[i] = self.polish(
+                    cache,
+                    &regions[i],
+                    camera,
+                    &supports[i],
+                    false,
+                    false,
+                    usual,
+                );
             }
         }
     }

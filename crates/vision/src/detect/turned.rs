@@ -158,6 +158,7 @@ mod tests {
             &camera,
             &[],
             false,
+            false,
             vec![turned_away],
         );
         let [piece] = polished.as_slice() else {
