@@ -173,6 +173,12 @@ pub fn draw_board(
 /// The camera drawn frames are seen by: 1280x720, no distortion, about 0.65 m from the table and
 /// looking down at it obliquely (the pose of the dev dataset's first setup).
 pub fn table_camera() -> Camera {
+    webcam_at([0.8779, 2.6609, -0.8445], [59.86, -94.47, 628.14])
+}
+
+/// The webcam of [`table_camera`] (1280x720, fx = fy = 914 px, no distortion) at another pose:
+/// X_camera = R(rvec) X_table + tvec, mm.
+pub fn webcam_at(rvec: [f64; 3], tvec: [f64; 3]) -> Camera {
     use crate::calibration::Intrinsics;
     use crate::cv::isometry_from_rvec_tvec;
     Camera::new(
@@ -183,7 +189,7 @@ pub fn table_camera() -> Camera {
             distortion: [0.0; 5],
             image_size: [1280, 720],
         },
-        isometry_from_rvec_tvec([0.8779, 2.6609, -0.8445], [59.86, -94.47, 628.14]),
+        isometry_from_rvec_tvec(rvec, tvec),
     )
 }
 

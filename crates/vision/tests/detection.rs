@@ -6,9 +6,7 @@ mod common;
 use koanscope_geometry::Engine;
 use koanscope_scene::{Color, Koan, Orientation, Piece, Scene, Size};
 use koanscope_vision::evaluate::{DetectionScore, score_scene, truth_pieces};
-use koanscope_vision::{
-    Analysis, Camera, ColorModel, Detector, Intrinsics, analyze, image::read_bgr,
-};
+use koanscope_vision::{Analysis, ColorModel, Detector, analyze, image::read_bgr};
 use nalgebra::{Vector2, Vector3};
 
 #[test]
@@ -234,19 +232,7 @@ fn a_frame_without_colour_says_the_camera_is_in_monochrome() {
 #[test]
 fn an_empty_or_dark_table_gives_no_pieces_and_says_why() {
     use opencv::core::{CV_8UC3, Mat, Scalar};
-    let camera = Camera::new(
-        Intrinsics {
-            camera_matrix: nalgebra::Matrix3::new(
-                914.0, 0.0, 639.5, 0.0, 914.0, 359.5, 0.0, 0.0, 1.0,
-            ),
-            distortion: [0.0; 5],
-            image_size: [1280, 720],
-        },
-        koanscope_vision::isometry_from_rvec_tvec(
-            [0.8779, 2.6609, -0.8445],
-            [59.86, -94.47, 628.14],
-        ),
-    );
+    let camera = koanscope_vision::render::table_camera();
     let detector = Detector::new(ColorModel::default());
     let path = std::path::Path::new("synthetic.png");
     for (bgr, warning) in [

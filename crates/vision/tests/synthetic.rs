@@ -7,7 +7,7 @@ use drawn::four_apart;
 use koanscope_geometry::{Engine, PieceModels};
 use koanscope_scene::{Color, Orientation, Scene, Size};
 use koanscope_vision::pose::{flat_tilt, pose_on_table};
-use koanscope_vision::render::{draw_pieces, table_camera};
+use koanscope_vision::render::{draw_pieces, table_camera, webcam_at};
 use koanscope_vision::{Analysis, Camera, ColorModel, Detector, analyze};
 use nalgebra::{Isometry3, Point3};
 
@@ -547,19 +547,7 @@ fn a_large_fallen_on_its_side_across_a_small_is_read_lying_on_it() {
         ),
     ];
     // Seen from 0.8 m, obliquely (as the dev dataset's third setup is).
-    let camera = Camera::new(
-        koanscope_vision::calibration::Intrinsics {
-            camera_matrix: nalgebra::Matrix3::new(
-                914.0, 0.0, 639.5, 0.0, 914.0, 359.5, 0.0, 0.0, 1.0,
-            ),
-            distortion: [0.0; 5],
-            image_size: [1280, 720],
-        },
-        koanscope_vision::isometry_from_rvec_tvec(
-            [2.0113, 1.3979, -0.5975],
-            [-94.78, -51.81, 771.82],
-        ),
-    );
+    let camera = webcam_at([2.0113, 1.3979, -0.5975], [-94.78, -51.81, 771.82]);
     let frame = draw_pieces(&camera, &pieces).expect("drawn");
     let scene = analysed(&camera, &frame).scene;
     let seen: Vec<String> = scene
