@@ -792,7 +792,9 @@ impl Detector {
     /// Explains a region with the usual poses (upright, flat, stacked) and again allowing
     /// leaning and upside-down pieces; the second wins only if it explains the whole region
     /// clearly better, since a tilted pyramid can cover two touching pieces at once, or, where
-    /// the first sets two pieces into each other and it does not, nearly as well.
+    /// the first sets two pieces into each other and it does not, nearly as well. A first
+    /// reading that sets pieces into each other and stands gives way, too, to the best usual
+    /// one that does not, if nearly as good ([`Detector::explain_region_apart`]).
     fn explain_region(
         &self,
         cache: &FitCache,
