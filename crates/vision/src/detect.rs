@@ -815,7 +815,8 @@ impl Detector {
         // parts of one leaning or upside-down piece, read as pieces each, often are. It gives
         // way to a tilted reading that does not and explains the region nearly as well (by the
         // margin the other way round).
-        if self.sets_into_each_other(&usual, &cache.solids) {
+        let usual_set_into = self.sets_into_each_other(&usual, &cache.solids);
+        if usual_set_into {
             let bar = usual_score - self.params.tilted_margin * area;
             let (tilted, tilted_score) =
                 self.explain_region_with(cache, region.clone(), camera, supports, true, bar);
@@ -832,7 +833,7 @@ impl Detector {
         // then fitted again, tilted too, without setting any into another: in a pile, a large
         // lying on its side across a small reads best as an upright large with a medium in it.
         let usual_or_apart = |usual: Vec<Detection>| {
-            if self.sets_into_each_other(&usual, &cache.solids) {
+            if usual_set_into {
                 let bar = usual_score - self.params.tilted_margin * area;
                 let (apart, apart_score) =
                     self.explain_region_apart(cache, region.clone(), camera, supports, bar);
