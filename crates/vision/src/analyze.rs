@@ -12,7 +12,9 @@ use opencv::prelude::*;
 use crate::calibration::check_resolution;
 use crate::camera::Camera;
 use crate::contact::{Support, close_gaps, note_closed_gaps, seat_stacked};
-use crate::detect::{Detection, Detector, OVERLAP_MM, ShadedAlternative, ShadedChoice, Tipped};
+use crate::detect::{
+    Detection, Detector, OVERLAP_MM, ShadedAlternative, ShadedChoice, Tipped, stands_on_its_apex,
+};
 use crate::error::{CvContext, VisionError};
 use crate::gap::gap_seen;
 use crate::image::size_of;
@@ -160,7 +162,16 @@ pub fn analyze_remembering(
     let tipped: Vec<Option<Tipped>> = detections.iter().map(|d| d.tipped).collect();
     note_tipped(&mut scene, &tipped);
     note_impossible_overlaps(&mut scene, engine);
-    note_unsure_readings(&mut scene);
+    // A standing piece doubted by its fit turned over is doubted for being upside down.
+    let rivals: Vec<Option<&str>> = detections
+        .iter()
+        .map(|d| {
+            (d.resting == Resting::Upright
+                && d.turned_over.as_ref().is_some_and(stands_on_its_apex))
+            .then_some("upside down on its apex")
+        })
+        .collect();
+    note_unsure_readings(&mut scene, &rivals);
     // The only note today is the board left on the table, which explains an empty table.
     let board_seen = !notes.is_empty();
     let mut warnings = notes;
@@ -507,14 +518,17 @@ pub(crate) const UNSURE_CONFIDENCE: f64 = 0.55;
 
 /// A judgment call on each piece read with a confidence under [`UNSURE_CONFIDENCE`]: another
 /// size or pose explains its pixels about as well, so the Master is asked to look. The margin
-/// is the confidence less the threshold (negative).
-fn note_unsure_readings(scene: &mut Scene) {
+/// is the confidence less the threshold (negative). `rivals` (by index into the scene's
+/// pieces, possibly short) names the reading that came near, where one is known.
+fn note_unsure_readings(scene: &mut Scene, rivals: &[Option<&str>]) {
     let pieces = &scene.pieces;
     for koan in &mut scene.koans {
         for &id in &koan.pieces {
-            let Some(piece) = pieces.iter().find(|p| p.id == id) else {
+            let Some(k) = pieces.iter().position(|p| p.id == id) else {
                 continue;
             };
+            let piece = &pieces[k];
+            let rival = rivals.get(k).copied().flatten();
             let Some(confidence) = piece.confidence.filter(|&c| c < UNSURE_CONFIDENCE) else {
                 continue;
             };
@@ -525,8 +539,9 @@ fn note_unsure_readings(scene: &mut Scene) {
                 margin: confidence - UNSURE_CONFIDENCE,
                 unit: "confidence".into(),
                 note: format!(
-                    "reading of {id}: a {} read with confidence {confidence:.2}: another size or pose fits it about as well: look",
-                    reading(piece)
+                    "reading of {id}: a {} read with confidence {confidence:.2}: {} fits it about as well: look",
+                    reading(piece),
+                    rival.unwrap_or("another size or pose")
                 ),
             });
         }
@@ -756,7 +771,7 @@ mod tests {
         sure.confidence = Some(0.97);
         let mut scene = Scene::from_pieces(vec![unsure, sure]);
         engine.derive(&mut scene);
-        note_unsure_readings(&mut scene);
+        note_unsure_readings(&mut scene, &[]);
         let calls: Vec<&JudgmentCall> = scene
             .koans
             .iter()

@@ -39,10 +39,12 @@ mod leaning;
 mod overlapping;
 mod same_colour;
 mod turned;
+mod upside_down;
 
 pub(crate) use overlapping::OVERLAP_MM;
 use overlapping::{Solids, set_into};
 use same_colour::upright_count;
+pub(crate) use upside_down::stands_on_its_apex;
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]
@@ -727,6 +729,9 @@ impl Detector {
             &mut scores,
             &upright_before,
         );
+        // One piece standing seen from above may be one upside down on its apex, which a
+        // region read to its rim is not searched for (see `upside_down.rs`).
+        self.doubt_standing_seen_from_above(&cache, camera, regions, &mut per_region);
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(
             seg,

@@ -1,0 +1,117 @@
+//! A piece balanced upside down on its apex, seen from nearly above, shows much the outline of
+//! one standing on its base: a square with the apex inside. A region so read to its rim is not
+//! searched for tilted pieces at all (see `rim_fit_overhang`), and the shading does not tell
+//! the two apart reliably (the hollow's inner faces, lit from the other side, were measured and
+//! not kept; see the vision README). What the outline does tell is how narrowly standing wins:
+//! where the piece turned over onto its apex fits about as well, the standing reading loses
+//! confidence, and the Master is asked to look (camera holdout C1 and C6, nearly overhead: a
+//! blue medium upside down read standing, 36 mm off, with confidence 0.89 and 1.00).
+
+use super::*;
+
+/// Only a piece seen within this angle of straight down (degrees) is checked, to spare the
+/// refits where they cannot matter: seen more from the side, an upside-down piece's outline
+/// (its base high up, its apex below) is clearly no standing one's, and a standing piece's
+/// apex juts far out of its base. (Its apex stays inside its base in view only within about
+/// 16 degrees; the camera holdout's C6 reads its upside-down blue nearly overhead yet with the
+/// apex of the standing fit just outside, so the bound is wider.)
+const STEEP_VIEW_DEG: f64 = 35.0;
+
+impl Detector {
+    /// Lowers the confidence of each region's one standing piece, seen from nearly above and
+    /// with no other piece over its base (one on it or in it holds it on its base), by how
+    /// narrowly its outline leads the same piece turned over onto its apex (as
+    /// [`Fit::confidence`] weighs a lead), keeping that fit as the piece's [`TurnedOver`] rival.
+    pub(super) fn doubt_standing_seen_from_above(
+        &self,
+        cache: &FitCache,
+        camera: &Camera,
+        regions: &[Region],
+        per_region: &mut [Vec<Detection>],
+    ) {
+        let bases: Vec<Point2<f64>> = per_region
+            .iter()
+            .flatten()
+            .map(|d| d.table_from_piece.translation.vector.xy().into())
+            .collect();
+        for (region, found) in regions.iter().zip(per_region.iter_mut()) {
+            let [standing] = found.as_mut_slice() else {
+                continue;
+            };
+            let base = standing.table_from_piece.translation.vector;
+            let half_base = self.dims(standing.size).base_mm / 2.0;
+            let over_its_base = bases
+                .iter()
+                .filter(|b| (b.coords - base.xy()).norm() < half_base)
+                .count();
+            // (its own base is one)
+            if over_its_base == 1 {
+                self.doubt_standing(cache, region, camera, standing);
+            }
+        }
+    }
+
+    /// [`Detector::doubt_standing_seen_from_above`] for one piece, the one reading of `region`.
+    fn doubt_standing(
+        &self,
+        cache: &FitCache,
+        region: &Region,
+        camera: &Camera,
+        standing: &mut Detection,
+    ) {
+        if standing.resting != Resting::Upright {
+            return;
+        }
+        let base = Point3::from(standing.table_from_piece.translation.vector);
+        let ray = camera.centre_table() - base;
+        if ray.z <= 0.0 || (ray.z / ray.norm()).acos() > STEEP_VIEW_DEG.to_radians() {
+            return;
+        }
+        let prefix = cache.prefix(region, region_key(region));
+        let o = overlap(&prefix, &standing.outline_px);
+        let standing_score = self.explained_px(&o);
+        let fit = Fit {
+            precision: o.on / (o.on + o.off).max(1.0),
+            on_px: o.on,
+        };
+        let yaw = {
+            let x_axis = standing.table_from_piece.rotation * nalgebra::Vector3::x();
+            x_axis.y.atan2(x_axis.x)
+        };
+        // Every size: upside down, the base is nearer the camera and looks bigger.
+        let Some((_, turned)) = [Size::Small, Size::Medium, Size::Large]
+            .into_iter()
+            .filter_map(|size| {
+                let start = self.start_on_table(
+                    camera,
+                    &standing.image_xy,
+                    size,
+                    Resting::Tilted,
+                    std::f64::consts::PI,
+                )?;
+                let seed = Hypothesis { yaw, ..start };
+                Some(self.refine(&prefix, camera, seed, ACROSS_TABLE_TILTING, FINE_FROM_MM))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+        else {
+            return;
+        };
+        let (turned_score, turned) =
+            self.refine_fine(&prefix, camera, turned, ACROSS_TABLE_TILTING);
+        let doubted = fit.confidence(standing_score - turned_score);
+        if apex_up(&turned) || doubted >= standing.confidence {
+            return;
+        }
+        standing.turned_over = Some(TurnedOver {
+            size: turned.size,
+            table_from_piece: self.pose(&turned),
+            confidence_without: standing.confidence,
+        });
+        standing.confidence = doubted;
+    }
+}
+
+/// Whether a rival fit turned over stands on its apex (its axis points down).
+pub(crate) fn stands_on_its_apex(turned: &TurnedOver) -> bool {
+    (turned.table_from_piece * nalgebra::Vector3::z()).z < 0.0
+}
