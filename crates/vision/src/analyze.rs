@@ -4,7 +4,7 @@ use std::path::Path;
 
 use koanscope_geometry::{Engine, PyramidDims, may_hide};
 use koanscope_scene::{JudgmentCall, KoanId, Piece, PieceId, Scene};
-use nalgebra::{Isometry3, Translation3};
+use nalgebra::{Isometry3, Translation3, Vector3};
 use opencv::core::{self, Mat, Point, Scalar, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -12,9 +12,7 @@ use opencv::prelude::*;
 use crate::calibration::check_resolution;
 use crate::camera::Camera;
 use crate::contact::{Support, close_gaps, note_closed_gaps, seat_stacked};
-use crate::detect::{
-    Detection, Detector, OVERLAP_MM, ShadedAlternative, ShadedChoice, Tipped, stands_on_its_apex,
-};
+use crate::detect::{Detection, Detector, OVERLAP_MM, ShadedAlternative, ShadedChoice, Tipped};
 use crate::error::{CvContext, VisionError};
 use crate::gap::gap_seen;
 use crate::image::size_of;
@@ -162,15 +160,7 @@ pub fn analyze_remembering(
     let tipped: Vec<Option<Tipped>> = detections.iter().map(|d| d.tipped).collect();
     note_tipped(&mut scene, &tipped);
     note_impossible_overlaps(&mut scene, engine);
-    // A standing piece doubted by its fit turned over is doubted for being upside down.
-    let rivals: Vec<Option<&str>> = detections
-        .iter()
-        .map(|d| {
-            (d.resting == Resting::Upright
-                && d.turned_over.as_ref().is_some_and(stands_on_its_apex))
-            .then_some("upside down on its apex")
-        })
-        .collect();
+    let rivals: Vec<Option<&str>> = detections.iter().map(turned_over_rival).collect();
     note_unsure_readings(&mut scene, &rivals);
     // The only note today is the board left on the table, which explains an empty table.
     let board_seen = !notes.is_empty();
@@ -516,6 +506,26 @@ fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
 /// against 50 of 1476 (one in thirty) above it.
 pub(crate) const UNSURE_CONFIDENCE: f64 = 0.55;
 
+/// What a piece's fit turned over to the other side of flat (see [`crate::detect::TurnedOver`]) would read it,
+/// where that fit is what lowered its confidence: upside down for one read standing or leaning
+/// apex up, leaning for one read upside down.
+fn turned_over_rival(d: &Detection) -> Option<&'static str> {
+    let turned = d
+        .turned_over
+        .filter(|t| d.confidence < t.confidence_without)?;
+    let apex_up = |pose: &Isometry3<f64>| (pose * Vector3::z()).z > 0.0;
+    match (
+        d.resting,
+        apex_up(&d.table_from_piece),
+        apex_up(&turned.table_from_piece),
+    ) {
+        (Resting::Upright, _, false) => Some("upside down on its apex"),
+        (Resting::Tilted, true, false) => Some("the same piece upside down"),
+        (Resting::Tilted, false, true) => Some("the same piece leaning apex up"),
+        _ => None,
+    }
+}
+
 /// A judgment call on each piece read with a confidence under [`UNSURE_CONFIDENCE`]: another
 /// size or pose explains its pixels about as well, so the Master is asked to look. The margin
 /// is the confidence less the threshold (negative). `rivals` (by index into the scene's
@@ -672,8 +682,9 @@ fn frame_levels(image: &Mat) -> Result<FrameLevels, VisionError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::TurnedOver;
     use koanscope_scene::{Color, Size};
-    use nalgebra::{Point3, Vector3};
+    use nalgebra::Point3;
 
     /// The level the dark-table warning reads: the mean over the channels of a frame half dark
     /// and half light is the mean of the two halves, sampled as the whole frame would give it.
@@ -759,6 +770,51 @@ mod tests {
             Piece::new(1, Color::Red, Size::Medium, placer.upright(40.0, 0.0, 0.3)),
         ]);
         assert!(side_by_side.is_empty(), "{side_by_side:?}");
+    }
+
+    #[test]
+    fn the_fit_turned_over_that_lowered_a_confidence_is_named() {
+        let dims = koanscope_geometry::PieceModels::default().dims(Size::Medium);
+        let posed = |resting, tilt: f64| {
+            let pose = crate::pose::pose_on_table(&dims, tilt, 0.0, 0.0, 0.3);
+            Detection::new(
+                Color::Blue,
+                Size::Medium,
+                resting,
+                pose,
+                nalgebra::Point2::origin(),
+                Vec::new(),
+                0.5,
+            )
+        };
+        let with_rival = |mut d: Detection, tilt: f64, confidence_without: f64| {
+            d.turned_over = Some(TurnedOver {
+                size: Size::Medium,
+                table_from_piece: crate::pose::pose_on_table(&dims, tilt, 0.0, 0.0, 0.3),
+                confidence_without,
+            });
+            d
+        };
+        let pi = std::f64::consts::PI;
+        let standing = with_rival(posed(Resting::Upright, 0.0), pi, 1.0);
+        let leaning = with_rival(posed(Resting::Tilted, 0.6), 2.5, 0.9);
+        let upside_down = with_rival(posed(Resting::Tilted, 2.5), 0.6, 0.9);
+        // Given back its confidence (the rival would lean on nothing), the rival is not named.
+        let given_back = with_rival(posed(Resting::Tilted, 0.6), 2.5, 0.5);
+        assert_eq!(
+            turned_over_rival(&standing),
+            Some("upside down on its apex")
+        );
+        assert_eq!(
+            turned_over_rival(&leaning),
+            Some("the same piece upside down")
+        );
+        assert_eq!(
+            turned_over_rival(&upside_down),
+            Some("the same piece leaning apex up")
+        );
+        assert_eq!(turned_over_rival(&given_back), None);
+        assert_eq!(turned_over_rival(&posed(Resting::Upright, 0.0)), None);
     }
 
     #[test]

@@ -44,7 +44,6 @@ mod upside_down;
 pub(crate) use overlapping::OVERLAP_MM;
 use overlapping::{Solids, set_into};
 use same_colour::upright_count;
-pub(crate) use upside_down::stands_on_its_apex;
 
 /// Tuning of the search; defaults suit 640-1920 px wide frames of a table 0.3-1 m away.
 #[derive(Debug, Clone, PartialEq)]

@@ -110,8 +110,3 @@ impl Detector {
         standing.confidence = doubted;
     }
 }
-
-/// Whether a rival fit turned over stands on its apex (its axis points down).
-pub(crate) fn stands_on_its_apex(turned: &TurnedOver) -> bool {
-    (turned.table_from_piece * nalgebra::Vector3::z()).z < 0.0
-}
