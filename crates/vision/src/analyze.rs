@@ -506,9 +506,9 @@ fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
 /// against 50 of 1476 (one in thirty) above it.
 pub(crate) const UNSURE_CONFIDENCE: f64 = 0.55;
 
-/// What a piece's fit turned over to the other side of flat (see [`crate::detect::TurnedOver`]) would read it,
-/// where that fit is what lowered its confidence: upside down for one read standing or leaning
-/// apex up, leaning for one read upside down.
+/// What a piece's fit turned over to the other side of flat (see
+/// [`crate::detect::TurnedOver`]) would read it, where that fit is what lowered its confidence:
+/// upside down for one read standing or leaning apex up, leaning for one read upside down.
 fn turned_over_rival(d: &Detection) -> Option<&'static str> {
     let turned = d
         .turned_over

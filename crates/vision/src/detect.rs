@@ -1788,7 +1788,7 @@ impl Detector {
     /// How a hypothesis fits what is left of the region, if it explains enough of it.
     fn accepted_fit(&self, prefix: &Prefix, camera: &Camera, h: &Hypothesis) -> Option<Fit> {
         let (_, o) = self.score(prefix, camera, h);
-        let precision = o.on / (o.on + o.off).max(1.0);
+        let fit = Fit::of(&o);
         let support = o.on / (o.on + o.off + o.care).max(1.0);
         // A stacked piece is pinned to the apex below it, so less of it needs to show.
         let min_support = match h.resting {
@@ -1800,16 +1800,13 @@ impl Detector {
             || (h.resting == Resting::Upright
                 && support >= self.params.min_upright_shown
                 && o.on / (o.on + o.off + o.care - o.others).max(1.0) >= min_support);
-        if precision < self.params.min_precision
+        if fit.precision < self.params.min_precision
             || o.on < self.params.min_region_px as f64
             || !supported
         {
             return None;
         }
-        Some(Fit {
-            precision,
-            on_px: o.on,
-        })
+        Some(fit)
     }
 
     /// The detection of a hypothesis, with its pose, outline and centroid's pixel.
@@ -2270,6 +2267,14 @@ pub(crate) struct Fit {
 }
 
 impl Fit {
+    /// How a silhouette lying on a region as `o` says fits it.
+    pub(crate) fn of(o: &Overlap) -> Fit {
+        Fit {
+            precision: o.on / (o.on + o.off).max(1.0),
+            on_px: o.on,
+        }
+    }
+
     /// Half the confidence is the fit, scaled down when another reading came within a tenth
     /// of the pixels of scoring as well (`lead`: how far it scored above that reading).
     pub(crate) fn confidence(&self, lead: f64) -> f64 {

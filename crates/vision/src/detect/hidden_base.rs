@@ -168,11 +168,11 @@ impl Detector {
         let (_, base_h, _) = pattern_search(coarse, fine, FINEST_STEP_MM, joint);
         // The base must show enough of itself, and little of it on the table.
         let (base_score, o) = self.score(&free_prefix, camera, &base_h);
-        let precision = o.on / (o.on + o.off).max(1.0);
-        if precision < self.params.min_precision || o.on < self.params.min_region_px as f64 {
+        let fit = Fit::of(&o);
+        if fit.precision < self.params.min_precision || o.on < self.params.min_region_px as f64 {
             return None;
         }
-        let mut base = self.detection(free.color, camera, &base_h, precision)?;
+        let mut base = self.detection(free.color, camera, &base_h, fit.precision)?;
         let raised_h = top_on(&base_h);
         let raised = self.detection(top.color, camera, &raised_h, top.confidence)?;
         let top_gain = self.score(&top_prefix, camera, &raised_h).0
@@ -205,11 +205,7 @@ impl Detector {
         // pixels: by the outline alone, which the depth order only broke a near tie of (a
         // reading it contradicts hard is not thereby a sure base: a tower's middle read as one).
         let lead = so_far + rest_score - previous;
-        base.confidence = Fit {
-            precision,
-            on_px: o.on,
-        }
-        .confidence(lead);
+        base.confidence = fit.confidence(lead);
         base.rim_share = Some(o.on / (o.on + o.off + o.care).max(1.0));
         let mut pieces = vec![base];
         pieces.extend(rest);

@@ -87,7 +87,7 @@ pub(super) fn on_table_hypothesis(d: &Detection, dims: &PyramidDims) -> Option<H
 
 /// The yaw [`pose_on_table`] was given for a pose: it turns the piece's x axis, which the tilt
 /// (about that axis) leaves level.
-fn yaw_on_table(table_from_piece: &Isometry3<f64>) -> f64 {
+pub(super) fn yaw_on_table(table_from_piece: &Isometry3<f64>) -> f64 {
     let x_axis = table_from_piece.rotation * nalgebra::Vector3::x();
     x_axis.y.atan2(x_axis.x)
 }

@@ -7,6 +7,7 @@
 //! confidence, and the Master is asked to look (camera holdout C1 and C6, nearly overhead: a
 //! blue medium upside down read standing, 36 mm off, with confidence 0.89 and 1.00).
 
+use super::turned::yaw_on_table;
 use super::*;
 
 /// Only a piece seen within this angle of straight down (degrees) is checked, to spare the
@@ -70,14 +71,8 @@ impl Detector {
         let prefix = cache.prefix(region, region_key(region));
         let o = overlap(&prefix, &standing.outline_px);
         let standing_score = self.explained_px(&o);
-        let fit = Fit {
-            precision: o.on / (o.on + o.off).max(1.0),
-            on_px: o.on,
-        };
-        let yaw = {
-            let x_axis = standing.table_from_piece.rotation * nalgebra::Vector3::x();
-            x_axis.y.atan2(x_axis.x)
-        };
+        let fit = Fit::of(&o);
+        let yaw = yaw_on_table(&standing.table_from_piece);
         // Every size: upside down, the base is nearer the camera and looks bigger.
         let Some((_, turned)) = [Size::Small, Size::Medium, Size::Large]
             .into_iter()
