@@ -521,9 +521,10 @@ mod tests {
     }
 
     /// A yellow large leaning upside down on a blue piece, resting on its apex 20° or 30° off
-    /// it, drawn so in three poses. The usual reading of its region (upright, flat, stacked) is
-    /// pieces set into each other: a medium with a small flat or standing beside it, a part of
-    /// the large each. No table holds that; it is read as the one large, leaning. (Which way up
+    /// it, drawn so in three poses. The usual reading of its region (upright, flat, stacked) is,
+    /// in two of them, pieces set into each other: a medium with a small flat or standing beside
+    /// it, a part of the large each. No table holds that; it is read as the one large, leaning,
+    /// in all three. (Which way up
     /// it leans is not judged here: the drawn frames show no open base, and a silhouette alone
     /// leaves that open. The poses were drawn with `Placer::tipped` until 2026-11-28, which
     /// tipped past 90° puts the apex under the table.)
@@ -533,10 +534,13 @@ mod tests {
         let detector = Detector::new(crate::ColorModel::default());
         let engine = Engine::default();
         let placer = Placer::default();
-        for (support_size, heading, tilt_deg) in [
-            (Size::Medium, 1.2, 160.0f64),
-            (Size::Medium, 3.4, 160.0),
-            (Size::Large, 1.8, 150.0),
+        for (support_size, heading, tilt_deg, usual_sets_into) in [
+            (Size::Medium, 1.2, 160.0f64, true),
+            (Size::Medium, 3.4, 160.0, true),
+            // The three first pieces the search tries here (five until 2026-11-29) make no
+            // pair set into each other: the usual reading is the large standing, which the
+            // tilted reading beats by its margin.
+            (Size::Large, 1.8, 150.0, false),
         ] {
             // Resting on its apex, its base leaning towards `heading` (the piece's -y).
             let leaner = detector.pose(&Hypothesis {
@@ -579,8 +583,9 @@ mod tests {
                 false,
                 f64::NEG_INFINITY,
             );
-            assert!(
+            assert_eq!(
                 detector.sets_into_each_other(&usual, &cache.solids),
+                usual_sets_into,
                 "{case}: the usual reading {usual:#?}"
             );
             let (found, _) = detector.explain_region(&cache, region.clone(), &camera, &[]);
