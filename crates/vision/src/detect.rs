@@ -70,8 +70,8 @@ pub struct DetectParams {
     /// The first piece of a region is chosen among this many candidates by how well the whole
     /// region is then explained. Over dev, its relit and noisy copies and both holdouts, 3
     /// read every piece as 5 did but for four readings in the relit copies (three worse, one
-    /// better; no mean moved by more than 0.35 points), and took 10–30 % less time on the
-    /// piles; 2 lost pieces (5 until 2026-11-29, see the vision README).
+    /// better; no mean moved by more than 0.35 points), and fitted the piles with 10–37 %
+    /// fewer instructions; 2 lost pieces (5 until 2026-11-29, see the vision README).
     pub first_choices: usize,
     /// A piece sharing a region with others must own (alone cover) at least this share of
     /// the region's pixels under it. A small fitted where a medium of its colour lies, to claim

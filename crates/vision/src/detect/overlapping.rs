@@ -524,10 +524,9 @@ mod tests {
     /// it, drawn so in three poses. The usual reading of its region (upright, flat, stacked) is,
     /// in two of them, pieces set into each other: a medium with a small flat or standing beside
     /// it, a part of the large each. No table holds that; it is read as the one large, leaning,
-    /// in all three. (Which way up
-    /// it leans is not judged here: the drawn frames show no open base, and a silhouette alone
-    /// leaves that open. The poses were drawn with `Placer::tipped` until 2026-11-28, which
-    /// tipped past 90° puts the apex under the table.)
+    /// in all three. (Which way up it leans is not judged here: the drawn frames show no open
+    /// base, and a silhouette alone leaves that open. The poses were drawn with `Placer::tipped`
+    /// until 2026-11-28, which tipped past 90° puts the apex under the table.)
     #[test]
     fn a_large_leaning_upside_down_is_one_piece_not_parts_set_into_each_other() {
         let camera = table_camera();
@@ -539,7 +538,7 @@ mod tests {
             (Size::Medium, 3.4, 160.0, true),
             // The three first pieces the search tries here (five until 2026-11-29) make no
             // pair set into each other: the usual reading is the large standing, which the
-            // tilted reading beats by its margin.
+            // tilted search then beats.
             (Size::Large, 1.8, 150.0, false),
         ] {
             // Resting on its apex, its base leaning towards `heading` (the piece's -y).
