@@ -14,7 +14,7 @@ use crate::camera::Camera;
 use crate::detect::Detection;
 use crate::pose::{convex_hull, vertices_piece};
 use crate::region::for_each_run;
-use crate::segment::{Segmentation, TABLE, UNKNOWN};
+use crate::segment::{Segmentation, TABLE, UNKNOWN, least_lightness};
 
 /// How much of a black piece's silhouette must lie in the other pieces' shadows for it to be
 /// taken for a shadow: a black piece standing in another's shadow rises out of it.
@@ -109,7 +109,9 @@ struct Evidence<'a> {
     table_like: [bool; 256],
     /// Under a coloured piece's silhouette.
     covered: Vec<bool>,
-    shadow_dark_ratio: f64,
+    /// Per table lightness, the least pixel lightness not darker than `shadow_dark_ratio` of
+    /// it (256 where none is): a pixel darker than that is in shadow.
+    least_lit: [u16; 256],
     /// Per row, once asked for: the dark and the lit pixels (see [`Evidence::says`]) before each
     /// column. The light search scores some 300 lights over the same rows, so a run is counted
     /// from two entries instead of pixel by pixel.
@@ -133,7 +135,9 @@ impl<'a> Evidence<'a> {
             table: seg.table_lab_bytes(),
             table_like,
             covered: vec![false; seg.width * seg.height],
-            shadow_dark_ratio,
+            least_lit: least_lightness(|l, t| {
+                f64::from(l) + 1.0 >= shadow_dark_ratio * (f64::from(t) + 1.0)
+            }),
             row_counts: vec![std::cell::OnceCell::new(); seg.height],
         };
         let mut covered = std::mem::take(&mut evidence.covered);
@@ -149,11 +153,21 @@ impl<'a> Evidence<'a> {
     }
 
     fn says(&self, k: usize) -> i8 {
-        if self.covered[k] || !self.table_like[usize::from(self.classes[k])] {
-            return 0;
-        }
-        let (l, t) = (f64::from(self.lab[3 * k]), f64::from(self.table[3 * k]));
-        if l + 1.0 < self.shadow_dark_ratio * (t + 1.0) {
+        self.says_of(
+            self.covered[k],
+            self.classes[k],
+            self.lab[3 * k],
+            self.table[3 * k],
+        )
+    }
+
+    /// [`Evidence::says`] of a pixel: whether a coloured piece covers it, its class, and its
+    /// lightness and the table's.
+    #[inline]
+    fn says_of(&self, covered: bool, class: u8, l: u8, table_l: u8) -> i8 {
+        if covered || !self.table_like[usize::from(class)] {
+            0
+        } else if u16::from(l) < self.least_lit[usize::from(table_l)] {
             1
         } else {
             -1
@@ -166,8 +180,14 @@ impl<'a> Evidence<'a> {
             let mut counts = Vec::with_capacity(self.width + 1);
             let mut acc = [0u32; 2];
             counts.push(acc);
-            for k in y * self.width..(y + 1) * self.width {
-                match self.says(k) {
+            let (from, to) = (y * self.width, (y + 1) * self.width);
+            let pixels = self.covered[from..to]
+                .iter()
+                .zip(&self.classes[from..to])
+                .zip(self.lab[3 * from..3 * to].iter().step_by(3))
+                .zip(self.table[3 * from..3 * to].iter().step_by(3));
+            for (((&covered, &class), &l), &table_l) in pixels {
+                match self.says_of(covered, class, l, table_l) {
                     1 => acc[0] += 1,
                     -1 => acc[1] += 1,
                     _ => {}

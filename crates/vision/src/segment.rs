@@ -29,29 +29,9 @@ impl Segmentation {
         self.lab.data_bytes().unwrap_or(&[])
     }
 
-    /// How far a pixel's chroma lies from the table's around it (8-bit Lab units).
-    pub(crate) fn chroma_difference_at(&self, x: usize, y: usize) -> f64 {
-        let k = 3 * (y * self.width + x);
-        let (Ok(p), Ok(t)) = (self.lab.data_bytes(), self.table.data_bytes()) else {
-            return 0.0;
-        };
-        let da = f64::from(p[k + 1]) - f64::from(t[k + 1]);
-        let db = f64::from(p[k + 2]) - f64::from(t[k + 2]);
-        da.hypot(db)
-    }
-
     /// The table's local colour in 8-bit Lab, laid out like [`Segmentation::lab_bytes`].
     pub(crate) fn table_lab_bytes(&self) -> &[u8] {
         self.table.data_bytes().unwrap_or(&[])
-    }
-
-    /// A pixel's lightness as a share of the table's around it.
-    pub(crate) fn lightness_ratio_at(&self, x: usize, y: usize) -> f64 {
-        let k = 3 * (y * self.width + x);
-        let (Ok(p), Ok(t)) = (self.lab.data_bytes(), self.table.data_bytes()) else {
-            return 1.0;
-        };
-        (f64::from(p[k]) + 1.0) / (f64::from(t[k]) + 1.0)
     }
 
     /// The frame's lightness (8-bit L) over a box of it, as a one-channel image.
@@ -187,28 +167,41 @@ fn saturated_twins(
         *settled[usize::from(ab[0]) << 8 | usize::from(ab[1])]
             .get_or_insert_with(|| model.twin_colour_of_table(ab))
     };
-    for (block, t) in small_bytes.chunks_exact(3).enumerate() {
-        if twin_colour([t[1], t[2]]).is_none() {
-            continue;
-        }
-        let (x0, y0) = (
-            (block % small_width) * BLOCK_PX,
-            (block / small_width) * BLOCK_PX,
-        );
-        for y in y0..(y0 + BLOCK_PX).min(height) {
-            for k in y * width + x0..y * width + (x0 + BLOCK_PX).min(width) {
-                if classes[k] != TABLE {
+    // The blocks to search, row of blocks by row of blocks; then each frame row of such a row
+    // is searched in runs of those blocks (on a wooden table, all of them), pixel by pixel.
+    let sought: Vec<bool> = small_bytes
+        .chunks_exact(3)
+        .map(|t| twin_colour([t[1], t[2]]).is_some())
+        .collect();
+    for (block_row, sought) in sought.chunks(small_width).enumerate() {
+        for y in block_row * BLOCK_PX..((block_row + 1) * BLOCK_PX).min(height) {
+            let mut bx = 0;
+            while bx < sought.len() {
+                if !sought[bx] {
+                    bx += 1;
                     continue;
                 }
-                let (p, t) = (&lab_bytes[3 * k..3 * k + 3], &table_bytes[3 * k..3 * k + 3]);
-                if !floor.may_be_twin(p, t) {
+                let run = sought[bx..].iter().take_while(|&&s| s).count();
+                let (x0, x1) = (bx * BLOCK_PX, ((bx + run) * BLOCK_PX).min(width));
+                bx += run;
+                if x0 >= x1 {
                     continue;
                 }
-                let Some(color) = twin_colour([t[1], t[2]]) else {
-                    continue;
-                };
-                if model.saturated_twin([p[0], p[1], p[2]], [t[0], t[1], t[2]]) {
-                    twins.push((k, color));
+                let (from, to) = (y * width + x0, y * width + x1);
+                let pixels = classes[from..to]
+                    .iter()
+                    .zip(lab_bytes[3 * from..3 * to].chunks_exact(3))
+                    .zip(table_bytes[3 * from..3 * to].chunks_exact(3));
+                for (k, ((&class, p), t)) in (from..to).zip(pixels) {
+                    if class != TABLE || !floor.may_be_twin(p, t) {
+                        continue;
+                    }
+                    let Some(color) = twin_colour([t[1], t[2]]) else {
+                        continue;
+                    };
+                    if model.saturated_twin([p[0], p[1], p[2]], [t[0], t[1], t[2]]) {
+                        twins.push((k, color));
+                    }
                 }
             }
         }
@@ -218,7 +211,7 @@ fn saturated_twins(
 
 /// Per table lightness, the least pixel lightness that `passes` (a test that grows with the
 /// pixel's lightness), 256 where none does: the test as one comparison.
-fn least_lightness(passes: impl Fn(u8, u8) -> bool) -> [u16; 256] {
+pub(crate) fn least_lightness(passes: impl Fn(u8, u8) -> bool) -> [u16; 256] {
     std::array::from_fn(|t| {
         (0..=255u8)
             .find(|&l| passes(l, t as u8))
@@ -236,15 +229,16 @@ struct TwinFloor {
     least_lit: [u16; 256],
     least_shown: [u16; 256],
     /// The two steps squared, a hair low, so that the floats of the full test can never pass a
-    /// pixel this one turns away.
-    lit_floor: f64,
-    shaded_floor: f64,
+    /// pixel this one turns away; rounded up, as a squared chroma step in whole units reaches
+    /// a real number where it reaches its ceiling.
+    lit_floor: i32,
+    shaded_floor: i32,
 }
 
 impl TwinFloor {
     /// `least_shown`: [`least_lightness`] of [`ColorModel::not_dark`], as the table test has it.
     fn new(model: &ColorModel, least_shown: [u16; 256]) -> TwinFloor {
-        let floor = |step: f64| step * step * (1.0 - 1e-9);
+        let floor = |step: f64| (step * step * (1.0 - 1e-9)).ceil() as i32;
         TwinFloor {
             least_lit: least_lightness(|l, t| model.lit_like_table(l, t)),
             least_shown,
@@ -266,7 +260,7 @@ impl TwinFloor {
         };
         let da = i32::from(lab[1]) - i32::from(table_lab[1]);
         let db = i32::from(lab[2]) - i32::from(table_lab[2]);
-        f64::from(da * da + db * db) >= floor
+        da * da + db * db >= floor
     }
 }
 

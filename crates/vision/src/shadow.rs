@@ -57,7 +57,8 @@ struct Tint {
 
 fn tint_of(seg: &Segmentation, model: &ColorModel, piece: &Detection) -> Tint {
     let class = seg.class_of(piece.color);
-    let table = seg.table_lab_bytes();
+    // The frame's bytes taken once: asking the Mat for them costs a few calls into OpenCV.
+    let (lab, table) = (seg.lab_bytes(), seg.table_lab_bytes());
     let (mut chroma, mut light) = (Vec::new(), Vec::new());
     let mut on_own_hue = 0;
     // The table's colour is a wide median, the same over long runs: settle each one once.
@@ -77,13 +78,13 @@ fn tint_of(seg: &Segmentation, model: &ColorModel, piece: &Detection) -> Tint {
         let y = y as usize;
         for x in xa.max(0)..=xb.min(seg.width as i64 - 1) {
             let x = x as usize;
-            if Some(seg.classes[y * seg.width + x]) == class {
-                chroma.push(seg.chroma_difference_at(x, y));
-                light.push(seg.lightness_ratio_at(x, y));
-                let k = 3 * (y * seg.width + x);
-                if let Some(ab) = table.get(k + 1..k + 3)
-                    && own_hue([ab[0], ab[1]])
-                {
+            let k = 3 * (y * seg.width + x);
+            if Some(seg.classes[y * seg.width + x]) == class
+                && let (Some(p), Some(t)) = (lab.get(k..k + 3), table.get(k..k + 3))
+            {
+                chroma.push(chroma_difference(p, t));
+                light.push(lightness_ratio(p, t));
+                if own_hue([t[1], t[2]]) {
                     on_own_hue += 1;
                 }
             }
@@ -95,6 +96,18 @@ fn tint_of(seg: &Segmentation, model: &ColorModel, piece: &Detection) -> Tint {
         chroma_difference: median(&mut chroma),
         lightness: median(&mut light),
     }
+}
+
+/// How far a pixel's chroma (8-bit Lab `p`) lies from the table's around it (`t`).
+fn chroma_difference(p: &[u8], t: &[u8]) -> f64 {
+    let da = f64::from(p[1]) - f64::from(t[1]);
+    let db = f64::from(p[2]) - f64::from(t[2]);
+    da.hypot(db)
+}
+
+/// A pixel's lightness as a share of the table's around it.
+fn lightness_ratio(p: &[u8], t: &[u8]) -> f64 {
+    (f64::from(p[0]) + 1.0) / (f64::from(t[0]) + 1.0)
 }
 
 /// How far from where `caster` stands on the table (its frame's origin) a piece read in its
