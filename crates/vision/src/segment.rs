@@ -167,27 +167,25 @@ fn saturated_twins(
         *settled[usize::from(ab[0]) << 8 | usize::from(ab[1])]
             .get_or_insert_with(|| model.twin_colour_of_table(ab))
     };
-    // The blocks to search, row of blocks by row of blocks; then each frame row of such a row
-    // is searched in runs of those blocks (on a wooden table, all of them), pixel by pixel.
+    // The blocks to search; per row of blocks, the columns of its runs of such blocks (on a
+    // wooden table, one run of all of them), searched pixel by pixel on each of its frame rows.
     let sought: Vec<bool> = small_bytes
         .chunks_exact(3)
         .map(|t| twin_colour([t[1], t[2]]).is_some())
         .collect();
     for (block_row, sought) in sought.chunks(small_width).enumerate() {
+        let mut runs = Vec::new();
+        let mut bx = 0;
+        for run in sought.chunk_by(|a, b| a == b) {
+            let columns = bx * BLOCK_PX..((bx + run.len()) * BLOCK_PX).min(width);
+            if run[0] && !columns.is_empty() {
+                runs.push(columns);
+            }
+            bx += run.len();
+        }
         for y in block_row * BLOCK_PX..((block_row + 1) * BLOCK_PX).min(height) {
-            let mut bx = 0;
-            while bx < sought.len() {
-                if !sought[bx] {
-                    bx += 1;
-                    continue;
-                }
-                let run = sought[bx..].iter().take_while(|&&s| s).count();
-                let (x0, x1) = (bx * BLOCK_PX, ((bx + run) * BLOCK_PX).min(width));
-                bx += run;
-                if x0 >= x1 {
-                    continue;
-                }
-                let (from, to) = (y * width + x0, y * width + x1);
+            for columns in &runs {
+                let (from, to) = (y * width + columns.start, y * width + columns.end);
                 let pixels = classes[from..to]
                     .iter()
                     .zip(lab_bytes[3 * from..3 * to].chunks_exact(3))
