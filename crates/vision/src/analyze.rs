@@ -508,19 +508,25 @@ pub(crate) const UNSURE_CONFIDENCE: f64 = 0.55;
 
 /// What a piece's fit turned over to the other side of flat (see
 /// [`crate::detect::TurnedOver`]) would read it, where that fit is what lowered its confidence:
-/// upside down for one read standing or leaning apex up, leaning for one read upside down.
+/// upside down for one read standing or leaning apex up, leaning or standing for one read upside
+/// down.
 fn turned_over_rival(d: &Detection) -> Option<&'static str> {
     let turned = d
         .turned_over
         .filter(|t| d.confidence < t.confidence_without)?;
-    let apex_up = |pose: &Isometry3<f64>| (pose * Vector3::z()).z > 0.0;
+    let up = |pose: &Isometry3<f64>| (pose * Vector3::z()).z;
+    // A standing piece's axis is plumb; a leaning one's, 10 degrees off it or more.
+    let standing = |pose: &Isometry3<f64>| up(pose) > 5f64.to_radians().cos();
     match (
         d.resting,
-        apex_up(&d.table_from_piece),
-        apex_up(&turned.table_from_piece),
+        up(&d.table_from_piece) > 0.0,
+        up(&turned.table_from_piece) > 0.0,
     ) {
         (Resting::Upright, _, false) => Some("upside down on its apex"),
         (Resting::Tilted, true, false) => Some("the same piece upside down"),
+        (Resting::Tilted, false, true) if standing(&turned.table_from_piece) => {
+            Some("standing on its base")
+        }
         (Resting::Tilted, false, true) => Some("the same piece leaning apex up"),
         _ => None,
     }
@@ -799,6 +805,7 @@ mod tests {
         let standing = with_rival(posed(Resting::Upright, 0.0), pi, 1.0);
         let leaning = with_rival(posed(Resting::Tilted, 0.6), 2.5, 0.9);
         let upside_down = with_rival(posed(Resting::Tilted, 2.5), 0.6, 0.9);
+        let on_its_apex = with_rival(posed(Resting::Tilted, pi), 0.0, 0.9);
         // Given back its confidence (the rival would lean on nothing), the rival is not named.
         let given_back = with_rival(posed(Resting::Tilted, 0.6), 2.5, 0.5);
         assert_eq!(
@@ -812,6 +819,10 @@ mod tests {
         assert_eq!(
             turned_over_rival(&upside_down),
             Some("the same piece leaning apex up")
+        );
+        assert_eq!(
+            turned_over_rival(&on_its_apex),
+            Some("standing on its base")
         );
         assert_eq!(turned_over_rival(&given_back), None);
         assert_eq!(turned_over_rival(&posed(Resting::Upright, 0.0)), None);

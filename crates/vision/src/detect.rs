@@ -735,7 +735,7 @@ impl Detector {
         );
         // One piece standing seen from above may be one upside down on its apex, which a
         // region read to its rim is not searched for (see `upside_down.rs`).
-        self.doubt_standing_seen_from_above(&cache, camera, regions, &mut per_region);
+        self.doubt_standing_seen_from_above(&cache, seg, camera, regions, &mut per_region);
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(
             seg,

@@ -103,6 +103,20 @@ pub fn cavity_apex_depth(dims: &PyramidDims, wall_mm: f64) -> f64 {
     wall_mm / side_angle.cos()
 }
 
+/// How wide the rim of a piece's open base is, mm: the wall cut level, wider than the wall as
+/// the faces slope.
+pub fn rim_width_mm(dims: &PyramidDims, wall_mm: f64) -> f64 {
+    let side_angle = (dims.height_mm / (dims.base_mm / 2.0)).atan();
+    wall_mm / side_angle.sin()
+}
+
+/// The inner corners of a piece's open base in its own frame: where its rim gives way to the
+/// hollow.
+pub fn hollow_corners_piece(dims: &PyramidDims, wall_mm: f64) -> [Point3<f64>; 4] {
+    let h = dims.base_mm / 2.0 - rim_width_mm(dims, wall_mm);
+    [(h, h), (-h, h), (-h, -h), (h, -h)].map(|(x, y)| Point3::new(x, y, 0.0))
+}
+
 /// The apex of a piece's cavity in its own frame: where the tip of a piece it is stacked on sits.
 pub fn cavity_apex_piece(dims: &PyramidDims, wall_mm: f64) -> Point3<f64> {
     Point3::new(0.0, 0.0, dims.height_mm - cavity_apex_depth(dims, wall_mm))

@@ -12,7 +12,7 @@ use opencv::prelude::*;
 
 use crate::camera::Camera;
 use crate::error::{CvContext, VisionError};
-use crate::pose::silhouette;
+use crate::pose::{convex_hull, hollow_corners_piece, silhouette};
 use crate::region::for_each_run;
 use crate::shading::{depth_inside, faces_in_view};
 
@@ -44,8 +44,21 @@ pub fn draw_lit_pieces(
     camera: &Camera,
     pieces: &[(Color, Size, Isometry3<f64>, f64)],
 ) -> Result<Mat, VisionError> {
-    draw(camera, pieces, None)
+    draw(camera, pieces, None, false)
 }
+
+/// Like [`draw_pieces`], and where the camera looks into a piece's open base (one upside down,
+/// seen from above), the hollow inside its rim drawn in the shade the inside of a piece keeps.
+pub fn draw_hollow_pieces(
+    camera: &Camera,
+    pieces: &[(Color, Size, Isometry3<f64>)],
+) -> Result<Mat, VisionError> {
+    let lit: Vec<_> = pieces.iter().map(|&(c, s, p)| (c, s, p, 1.0)).collect();
+    draw(camera, &lit, None, true)
+}
+
+/// How much of the light on a piece's rim reaches the hollow inside it, seen through its base.
+const HOLLOW_LIGHT: f64 = 0.5;
 
 /// Like [`draw_pieces`], each face shaded by how squarely it faces a lamp above the table
 /// (towards the camera's side): faces of one piece meet at steps in the light, as on a table.
@@ -55,15 +68,17 @@ pub fn draw_shaded_pieces(
 ) -> Result<Mat, VisionError> {
     let lit: Vec<_> = pieces.iter().map(|&(c, s, p)| (c, s, p, 1.0)).collect();
     let lamp = (camera.centre_table().coords + Vector3::new(0.0, 0.0, 600.0)).normalize();
-    draw(camera, &lit, Some(lamp))
+    draw(camera, &lit, Some(lamp), false)
 }
 
 /// Draws the pieces in order, each in its colour times its light factor, and, with a `lamp`
-/// direction (table frame), times the light its face under each pixel takes from there.
+/// direction (table frame), times the light its face under each pixel takes from there; with
+/// `hollows`, the hollow seen through an open base times [`HOLLOW_LIGHT`].
 fn draw(
     camera: &Camera,
     pieces: &[(Color, Size, Isometry3<f64>, f64)],
     lamp: Option<Vector3<f64>>,
+    hollows: bool,
 ) -> Result<Mat, VisionError> {
     let [w, h] = camera.intrinsics.image_size;
     let (w, h) = (w as i32, h as i32);
@@ -115,20 +130,51 @@ fn draw(
         // edge adds a rim that no pose of the piece explains.
         let mut drawn = Ok(());
         for_each_run(&outline, |y, xa, xb| {
-            let (x0, x1) = (xa.max(0), xb.min(i64::from(w - 1)));
-            if y < 0 || y >= i64::from(h) || x0 > x1 {
-                return;
-            }
-            for x in x0..=x1 {
-                match frame.at_2d_mut::<Vec3b>(y as i32, x as i32) {
-                    Ok(pixel) => *pixel = paint(x, y),
-                    Err(e) => drawn = Err(e),
-                }
-            }
+            for_each_pixel(&mut frame, y, xa, xb, &mut drawn, |x, y, pixel| {
+                *pixel = paint(x, y)
+            });
         });
         drawn.during("drawing a piece")?;
+        let eye_piece = pose.inverse() * camera.centre_table();
+        if hollows && eye_piece.z < 0.0 {
+            let hollow: Option<Vec<Point2<f64>>> = hollow_corners_piece(&dims, models.wall_mm)
+                .iter()
+                .map(|c| camera.project_table(&(pose * c)))
+                .collect();
+            let hollow = convex_hull(hollow.unwrap_or_default());
+            let mut shaded = Ok(());
+            for_each_run(&hollow, |y, xa, xb| {
+                for_each_pixel(&mut frame, y, xa, xb, &mut shaded, |_, _, pixel| {
+                    *pixel =
+                        Vec3b::from(pixel.0.map(|c| (f64::from(c) * HOLLOW_LIGHT).round() as u8))
+                });
+            });
+            shaded.during("drawing a hollow")?;
+        }
     }
     Ok(frame)
+}
+
+/// `paint(x, y, pixel)` for each pixel of the run `xa..=xb` of row `y` inside the frame; the
+/// first error (none expected inside it) is left in `error`.
+fn for_each_pixel(
+    frame: &mut Mat,
+    y: i64,
+    xa: i64,
+    xb: i64,
+    error: &mut opencv::Result<()>,
+    mut paint: impl FnMut(i64, i64, &mut Vec3b),
+) {
+    let (x0, x1) = (xa.max(0), xb.min(i64::from(frame.cols() - 1)));
+    if y < 0 || y >= i64::from(frame.rows()) || x0 > x1 {
+        return;
+    }
+    for x in x0..=x1 {
+        match frame.at_2d_mut::<Vec3b>(y as i32, x as i32) {
+            Ok(pixel) => paint(x, y, pixel),
+            Err(e) => *error = Err(e),
+        }
+    }
 }
 
 /// Draws the calibration board koanscope prints (9 x 6 inner corners, 25 mm squares, on paper

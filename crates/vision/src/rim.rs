@@ -4,21 +4,26 @@
 //! across the silhouette, level with the table, at a height set by the two sizes. A single
 //! pyramid's faces run unbroken from its base to its tip, so the same line at other heights
 //! crosses nothing but the ridges between faces.
+//!
+//! The rim of an open base, seen through it (a piece upside down on its apex, from above),
+//! shows the same way: a step just inside the rim, where the hollow begins (`open_base_evidence`).
 
 use koanscope_geometry::PyramidDims;
 use nalgebra::{Isometry3, Point2, Point3, Vector2};
 
 use crate::camera::Camera;
+use crate::pose::rim_width_mm;
 use crate::segment::Segmentation;
 use crate::stats::median;
 
-/// How strongly the frame shows a rim at one height of an upright piece, against the same
-/// measure at heights where no rim can be.
+/// How strongly the frame shows a rim (a tower's, or an open base's), against the same measure
+/// where no rim can be.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RimEvidence {
     /// Median step in lightness (8-bit L) across the rim's visible edges.
     pub at_rim: f64,
-    /// The median of that measure over level lines across the base at other heights.
+    /// The same measure where no rim can be: over level lines across the base at other heights
+    /// (their median).
     pub elsewhere: f64,
     /// Points of the rim's visible edges that had the piece's colour on both sides.
     pub samples: usize,
@@ -32,11 +37,31 @@ impl RimEvidence {
     }
 }
 
-/// Half the distance, in pixels, between the two points whose lightness makes one step.
-const STEP_HALF_PX: f64 = 2.0;
-/// How far (pixels) along the edge's normal the step is looked for either way: a fit is a
-/// pixel or two off.
-const SLACK_PX: i32 = 2;
+/// How a step in lightness across a line is probed: between two points `half_px` either side
+/// of it, the strongest such step with the line shifted by up to `slack_px` either way along its
+/// normal (a fit is a pixel or two off).
+#[derive(Clone, Copy)]
+struct Probe {
+    half_px: f64,
+    slack_px: i32,
+}
+
+/// The step at a tower's rim, where the top piece's faces end over the base's.
+const RIM_PROBE: Probe = Probe {
+    half_px: 2.0,
+    slack_px: 2,
+};
+/// The step just inside an open base's rim, which is a millimetre or two wide: the probe stays
+/// narrow so that the lines deeper in do not reach back to the rim.
+const OPEN_BASE_PROBE: Probe = Probe {
+    half_px: 1.5,
+    slack_px: 1,
+};
+/// How far inside the rim's inner edge the open base's step is probed, mm: its outer point then
+/// falls on the rim, clear of the blurred outline.
+const PAST_RIM_MM: f64 = 1.0;
+/// The level squares deeper in an open base, as shares of its side inset from each edge.
+const DEEPER_INSETS: [f64; 3] = [0.2, 0.25, 0.3];
 /// Heights kept clear of the rim and of the base's ends when measuring elsewhere, mm.
 const CLEAR_MM: f64 = 4.0;
 
@@ -58,7 +83,16 @@ pub fn rim_evidence(
     min_samples: usize,
     min_ratio: f64,
 ) -> Option<RimEvidence> {
-    let (at_rim, samples) = level_step(seg, camera, class, table_from_base, top.base_mm, rim_mm)?;
+    let (at_rim, samples) = level_step(
+        seg,
+        camera,
+        class,
+        table_from_base,
+        top.base_mm,
+        rim_mm,
+        RIM_PROBE,
+        true,
+    )?;
     if samples < min_samples || at_rim < min_ratio {
         return None;
     }
@@ -68,8 +102,16 @@ pub fn rim_evidence(
     while z < base.height_mm - 2.0 * CLEAR_MM {
         if (z - rim_mm).abs() >= CLEAR_MM {
             let side = base.base_mm * (1.0 - z / base.height_mm);
-            if let Some((step, n)) = level_step(seg, camera, class, table_from_base, side, z)
-                && n >= min_samples / 2
+            if let Some((step, n)) = level_step(
+                seg,
+                camera,
+                class,
+                table_from_base,
+                side,
+                z,
+                RIM_PROBE,
+                true,
+            ) && n >= min_samples / 2
             {
                 elsewhere.push(step);
             }
@@ -86,9 +128,57 @@ pub fn rim_evidence(
     })
 }
 
-/// The median lightness step across the camera-facing edges of a level square of side
-/// `side_mm`, `z_mm` above the table on the axis of `table_from_base`, and how many points of
-/// it had `class` pixels on both sides.
+/// How strongly the frame shows the open base of a piece of `dims` (walls `wall_mm` thick) at
+/// `table_from_piece`, seen through the base: upside down on its apex, say, from above. The rim
+/// faces out of the base, the hollow's inner faces lie behind it in its shade, so lightness
+/// steps just inside the rim (`at_rim`). Level squares deeper in the base (`elsewhere`, the
+/// median of three) cross only the inner faces, as on a piece standing they cross only its outer
+/// faces, which run unbroken from the outline to the apex: no edge but the ridges. `None` when
+/// the camera does not look into the base, or fewer than `min_samples` points of the rim's
+/// square, or of each deeper one, had `class` pixels on both sides.
+pub fn open_base_evidence(
+    seg: &Segmentation,
+    camera: &Camera,
+    class: u8,
+    dims: &PyramidDims,
+    wall_mm: f64,
+    table_from_piece: &Isometry3<f64>,
+    min_samples: usize,
+) -> Option<RimEvidence> {
+    let eye = table_from_piece.inverse() * camera.centre_table();
+    if eye.z >= 0.0 {
+        return None;
+    }
+    let rim_mm = rim_width_mm(dims, wall_mm);
+    let square = |inset_mm: f64| {
+        level_step(
+            seg,
+            camera,
+            class,
+            table_from_piece,
+            dims.base_mm - 2.0 * inset_mm,
+            0.0,
+            OPEN_BASE_PROBE,
+            false,
+        )
+        .filter(|&(_, n)| n >= min_samples)
+    };
+    let (at_rim, samples) = square(rim_mm + PAST_RIM_MM)?;
+    let mut deeper = Vec::new();
+    for share in DEEPER_INSETS {
+        deeper.push(square(share * dims.base_mm)?.0);
+    }
+    Some(RimEvidence {
+        at_rim,
+        elsewhere: median(&mut deeper),
+        samples,
+    })
+}
+
+/// The median lightness step (as `probe` finds it) across the edges of a level square of side
+/// `side_mm`, `z_mm` along the axis of `table_from_base` (only those facing the camera where
+/// `facing_only`), and how many points of it had `class` pixels on both sides.
+#[allow(clippy::too_many_arguments)]
 fn level_step(
     seg: &Segmentation,
     camera: &Camera,
@@ -96,6 +186,8 @@ fn level_step(
     table_from_base: &Isometry3<f64>,
     side_mm: f64,
     z_mm: f64,
+    probe: Probe,
+    facing_only: bool,
 ) -> Option<(f64, usize)> {
     let h = side_mm / 2.0;
     let corners = [(h, h), (-h, h), (-h, -h), (h, -h)].map(|(x, y)| Point3::new(x, y, z_mm));
@@ -115,7 +207,7 @@ fn level_step(
         let mid = Point3::from((a.coords + b.coords) / 2.0);
         // The edge faces the camera when the eye is outside the vertical plane through it.
         let outward = mid.coords.xy();
-        if (eye.coords.xy() - mid.coords.xy()).dot(&outward) <= 0.0 {
+        if facing_only && (eye.coords.xy() - mid.coords.xy()).dot(&outward) <= 0.0 {
             continue;
         }
         let (Some(pa), Some(pb)) = (
@@ -136,11 +228,11 @@ fn level_step(
             let t = 0.15 + 0.7 * (s as f64 + 0.5) / count as f64;
             let p = pa + along * t;
             let mut best: Option<f64> = None;
-            for o in -SLACK_PX..=SLACK_PX {
+            for o in -probe.slack_px..=probe.slack_px {
                 let q = p + normal * f64::from(o);
                 let (Some((l1, c1)), Some((l2, c2))) = (
-                    lightness(&(q + normal * STEP_HALF_PX)),
-                    lightness(&(q - normal * STEP_HALF_PX)),
+                    lightness(&(q + normal * probe.half_px)),
+                    lightness(&(q - normal * probe.half_px)),
                 ) else {
                     continue;
                 };
@@ -158,4 +250,53 @@ fn level_step(
     }
     let n = steps.len();
     Some((median(&mut steps), n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::color::ColorModel;
+    use crate::pose::pose_on_table;
+    use crate::render::{draw_hollow_pieces, draw_shaded_pieces, webcam_at};
+    use crate::segment::segment;
+    use koanscope_geometry::PieceModels;
+    use koanscope_scene::{Color, Size};
+    use opencv::core::Mat;
+
+    /// The camera holdout's first setup: a webcam 9 degrees off straight down.
+    fn from_above() -> Camera {
+        webcam_at([3.0008, 0.7084, -0.0212], [-118.51, 13.39, 560.20])
+    }
+
+    fn evidence(frame: &Mat, camera: &Camera, pose: &Isometry3<f64>) -> Option<RimEvidence> {
+        let models = PieceModels::default();
+        let seg = segment(frame, &ColorModel::default()).expect("segmented");
+        let class = seg.class_of(Color::Blue).expect("blue is a class");
+        let dims = models.dims(Size::Medium);
+        open_base_evidence(&seg, camera, class, &dims, models.wall_mm, pose, 12)
+    }
+
+    #[test]
+    fn an_open_base_seen_from_above_steps_at_its_rim_and_a_standing_piece_does_not() {
+        let camera = from_above();
+        let dims = PieceModels::default().dims(Size::Medium);
+        for (x, y, yaw) in [(90.0, 140.0, 0.3), (150.0, 60.0, 1.0), (30.0, 20.0, 0.0)] {
+            let upside_down = pose_on_table(&dims, std::f64::consts::PI, x, y, yaw);
+            let frame = draw_hollow_pieces(&camera, &[(Color::Blue, Size::Medium, upside_down)])
+                .expect("drawn");
+            let open = evidence(&frame, &camera, &upside_down).expect("the base is in view");
+            assert!(
+                open.at_rim >= 25.0 && open.ratio() >= 2.0,
+                "upside down at ({x}, {y}): {open:?}"
+            );
+            // Standing there, its faces shaded by a lamp, nothing steps where the rim would be.
+            let standing = pose_on_table(&dims, 0.0, x, y, yaw);
+            let frame = draw_shaded_pieces(&camera, &[(Color::Blue, Size::Medium, standing)])
+                .expect("drawn");
+            let faces = evidence(&frame, &camera, &upside_down).expect("squares on its faces");
+            assert!(faces.ratio() < 2.0, "standing at ({x}, {y}): {faces:?}");
+            // Standing, its base faces the table: the camera cannot look into it.
+            assert_eq!(evidence(&frame, &camera, &standing), None);
+        }
+    }
 }

@@ -7,7 +7,7 @@ use drawn::four_apart;
 use koanscope_geometry::{Engine, PieceModels};
 use koanscope_scene::{Color, Orientation, Scene, Size};
 use koanscope_vision::pose::{flat_tilt, pose_on_table};
-use koanscope_vision::render::{draw_pieces, table_camera, webcam_at};
+use koanscope_vision::render::{draw_hollow_pieces, draw_pieces, table_camera, webcam_at};
 use koanscope_vision::{Analysis, Camera, ColorModel, Detector, analyze};
 use nalgebra::{Isometry3, Point3};
 
@@ -600,8 +600,9 @@ fn a_large_fallen_on_its_side_across_a_small_is_read_lying_on_it() {
 
 /// Seen from nearly above (the camera holdout's first setup, 9° off the vertical), a piece
 /// upside down on its apex shows much the outline of one standing: a square with the apex in
-/// it. Read standing, it is read unsure, and the Master is told it may be upside down; the same
-/// piece standing at the same places is read sure.
+/// it. Drawn in one flat colour, with no rim to show its open base, it is read standing but
+/// unsure, and the Master is told it may be upside down; the same piece standing at the same
+/// places is read sure.
 #[test]
 fn a_piece_upside_down_seen_from_above_is_read_unsure_and_one_standing_is_not() {
     let camera = webcam_at([3.0008, 0.7084, -0.0212], [-118.51, 13.39, 560.20]);
@@ -640,6 +641,52 @@ fn a_piece_upside_down_seen_from_above_is_read_unsure_and_one_standing_is_not() 
                     "standing at ({x}, {y}): read {orientation:?}, confidence {:?}, call {:?}",
                     blue.confidence,
                     call.map(|c| &c.note)
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The same pieces with the hollow inside an open base drawn in its shade, as a camera sees it:
+/// the piece upside down is read so (still unsure, the outline fitting standing about as well,
+/// which the Master is told), and the one standing is read standing and sure.
+#[test]
+fn a_piece_upside_down_seen_from_above_is_read_so_where_its_open_base_shows() {
+    let camera = webcam_at([3.0008, 0.7084, -0.0212], [-118.51, 13.39, 560.20]);
+    let dims = PieceModels::default().dims(Size::Medium);
+    let mut wrong = Vec::new();
+    for (x, y, yaw) in [(90.0, 140.0, 0.3), (150.0, 60.0, 1.0), (30.0, 20.0, 0.0)] {
+        for tilt in [std::f64::consts::PI, 0.0] {
+            let pose = pose_on_table(&dims, tilt, x, y, yaw);
+            let frame =
+                draw_hollow_pieces(&camera, &[(Color::Blue, Size::Medium, pose)]).expect("drawn");
+            let scene = analysed(&camera, &frame).scene;
+            let [blue] = scene.pieces.as_slice() else {
+                wrong.push(format!(
+                    "tilt {tilt:.1} at ({x}, {y}): {} pieces",
+                    scene.pieces.len()
+                ));
+                continue;
+            };
+            let orientation = blue.attributes.as_ref().map(|a| a.orientation);
+            let call = scene
+                .koans
+                .iter()
+                .flat_map(|k| &k.judgment_calls)
+                .find(|c| c.what == "reading" && c.pieces == vec![blue.id])
+                .map(|c| c.note.as_str());
+            let expected = if tilt > 1.0 {
+                (Some(Orientation::Weird), true)
+            } else {
+                (Some(Orientation::Upright), false)
+            };
+            let said =
+                call.is_some_and(|c| c.contains("standing on its base fits it about as well"));
+            if (orientation, said) != expected || (!expected.1 && call.is_some()) {
+                wrong.push(format!(
+                    "tilt {tilt:.1} at ({x}, {y}): read {orientation:?}, confidence {:?}, call {call:?}",
+                    blue.confidence
                 ));
             }
         }
