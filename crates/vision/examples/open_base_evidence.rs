@@ -29,7 +29,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let seg = segment(&read_bgr(&PathBuf::from(&pair[0]))?, &model)?;
         let document: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&pair[1])?)?;
-        for (id, piece) in document["pieces"].as_array().into_iter().flatten().enumerate() {
+        for (id, piece) in document["pieces"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let color: Color = serde_json::from_value(piece["color"].clone())?;
             let size: Size = serde_json::from_value(piece["size"].clone())?;
             let m: Vec<Vec<f64>> = serde_json::from_value(piece["table_from_piece"].clone())?;

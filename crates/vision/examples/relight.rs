@@ -2,25 +2,28 @@
 //! measure how the pipeline holds up where no such light was rendered: every image's channels
 //! scaled (a dimmer or brighter lamp, a colour cast) and put through a gamma, the truth copied
 //! as it is. `cargo run --release -p koanscope-vision --example relight -- <dataset> <out>
-//! <gain> <gamma> [blue green red] [--noise SIGMA]` (the channel factors default to 1; with
-//! `--noise`, a webcam's sensor noise of that sigma is added after the light), then `koanscope
-//! eval <out>`.
+//! <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA]` (the channel factors default
+//! to 1; with `--blur`, a softer lens's: a Gaussian blur of that sigma in pixels after the light;
+//! with `--noise`, a webcam's sensor noise of that sigma is added last), then `koanscope eval
+//! <out>`.
 
 use std::path::Path;
 
 use opencv::core::{Mat, Vector};
 use opencv::prelude::*;
-use opencv::{core, imgcodecs};
+use opencv::{core, imgcodecs, imgproc};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let [_, input, output, gain, gamma, rest @ ..] = args.as_slice() else {
-        return Err(
-            "usage: relight <dataset> <out> <gain> <gamma> [blue green red] [--noise SIGMA]".into(),
-        );
+        return Err("usage: relight <dataset> <out> <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA]".into());
     };
-    let (cast, noise) = match rest {
-        [cast @ .., flag, sigma] if flag == "--noise" => (cast, sigma.parse::<f64>()?),
+    let (rest, noise) = match rest {
+        [rest @ .., flag, sigma] if flag == "--noise" => (rest, sigma.parse::<f64>()?),
+        rest => (rest, 0.0),
+    };
+    let (cast, blur) = match rest {
+        [cast @ .., flag, sigma] if flag == "--blur" => (cast, sigma.parse::<f64>()?),
         cast => (cast, 0.0),
     };
     let (gain, gamma): (f64, f64) = (gain.parse()?, gamma.parse()?);
@@ -39,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             px[c] = (255.0 * x.powf(gamma)).round() as u8;
         }
     }
-    copy_tree(Path::new(input), Path::new(output), &table, noise)?;
+    copy_tree(Path::new(input), Path::new(output), &table, blur, noise)?;
     Ok(())
 }
 
@@ -47,6 +50,7 @@ fn copy_tree(
     from: &Path,
     to: &Path,
     table: &Mat,
+    blur: f64,
     noise: f64,
 ) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(to)?;
@@ -54,11 +58,16 @@ fn copy_tree(
         let path = entry?.path();
         let target = to.join(path.file_name().ok_or("a file with no name")?);
         if path.is_dir() {
-            copy_tree(&path, &target, table, noise)?;
+            copy_tree(&path, &target, table, blur, noise)?;
         } else if path.extension().is_some_and(|e| e == "jpg" || e == "png") {
             let image = imgcodecs::imread(path.to_str().ok_or("a path")?, imgcodecs::IMREAD_COLOR)?;
             let mut lit = Mat::default();
             core::lut(&image, table, &mut lit)?;
+            if blur > 0.0 {
+                let mut soft = Mat::default();
+                imgproc::gaussian_blur_def(&lit, &mut soft, core::Size::new(0, 0), blur)?;
+                lit = soft;
+            }
             if noise > 0.0 {
                 // Each image its own noise, the same on every run.
                 let seed = path
