@@ -2,10 +2,11 @@
 //! measure how the pipeline holds up where no such light was rendered: every image's channels
 //! scaled (a dimmer or brighter lamp, a colour cast) and put through a gamma, the truth copied
 //! as it is. `cargo run --release -p koanscope-vision --example relight -- <dataset> <out>
-//! <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA]` (the channel factors default
-//! to 1; with `--blur`, a softer lens's: a Gaussian blur of that sigma in pixels after the light;
-//! with `--noise`, a webcam's sensor noise of that sigma is added last), then `koanscope eval
-//! <out>`.
+//! <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA] [--jpeg QUALITY]` (the channel
+//! factors default to 1; with `--blur`, a softer lens's: a Gaussian blur of that sigma in pixels
+//! after the light; with `--noise`, a webcam's sensor noise of that sigma is added next; with
+//! `--jpeg`, the frame goes through JPEG at that quality last, as a webcam streaming MJPEG sends
+//! it), then `koanscope eval <out>`.
 
 use std::path::Path;
 
@@ -16,7 +17,11 @@ use opencv::{core, imgcodecs, imgproc};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let [_, input, output, gain, gamma, rest @ ..] = args.as_slice() else {
-        return Err("usage: relight <dataset> <out> <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA]".into());
+        return Err("usage: relight <dataset> <out> <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA] [--jpeg QUALITY]".into());
+    };
+    let (rest, jpeg) = match rest {
+        [rest @ .., flag, quality] if flag == "--jpeg" => (rest, Some(quality.parse::<i32>()?)),
+        rest => (rest, None),
     };
     let (rest, noise) = match rest {
         [rest @ .., flag, sigma] if flag == "--noise" => (rest, sigma.parse::<f64>()?),
@@ -42,23 +47,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             px[c] = (255.0 * x.powf(gamma)).round() as u8;
         }
     }
-    copy_tree(Path::new(input), Path::new(output), &table, blur, noise)?;
+    let degrade = Degrade { blur, noise, jpeg };
+    copy_tree(Path::new(input), Path::new(output), &table, &degrade)?;
     Ok(())
+}
+
+/// What a lesser camera does to a frame after the light: a softer lens (`blur`, sigma in
+/// pixels), sensor noise (`noise`, sigma in levels) and compression (`jpeg`, its quality).
+struct Degrade {
+    blur: f64,
+    noise: f64,
+    jpeg: Option<i32>,
 }
 
 fn copy_tree(
     from: &Path,
     to: &Path,
     table: &Mat,
-    blur: f64,
-    noise: f64,
+    degrade: &Degrade,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    let Degrade { blur, noise, jpeg } = *degrade;
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let path = entry?.path();
         let target = to.join(path.file_name().ok_or("a file with no name")?);
         if path.is_dir() {
-            copy_tree(&path, &target, table, blur, noise)?;
+            copy_tree(&path, &target, table, degrade)?;
         } else if path.extension().is_some_and(|e| e == "jpg" || e == "png") {
             let image = imgcodecs::imread(path.to_str().ok_or("a path")?, imgcodecs::IMREAD_COLOR)?;
             let mut lit = Mat::default();
@@ -76,8 +90,14 @@ fn copy_tree(
                     .fold(17i32, |h, b| h.wrapping_mul(31).wrapping_add(i32::from(b)));
                 lit = koanscope_vision::render::with_sensor_noise(&lit, noise, seed)?;
             }
+            if let Some(quality) = jpeg {
+                let mut encoded = Vector::<u8>::new();
+                let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, quality]);
+                imgcodecs::imencode(".jpg", &lit, &mut encoded, &params)?;
+                lit = imgcodecs::imdecode(&encoded, imgcodecs::IMREAD_COLOR)?;
+            }
             // Encoded losslessly (PNG under the image's own name: readers go by the content),
-            // so only the light differs, not a second round of JPEG.
+            // so only what was asked for differs, not another round of JPEG.
             let mut png = Vector::<u8>::new();
             imgcodecs::imencode(".png", &lit, &mut png, &Vector::new())?;
             std::fs::write(&target, png.as_slice())?;
