@@ -41,7 +41,8 @@ impl Detector {
     /// Lowers the confidence of each region's one standing piece, seen from nearly above and
     /// with no other piece over its base (one on it or in it holds it on its base), by how
     /// narrowly its outline leads the same piece turned over onto its apex (as
-    /// [`Fit::confidence`] weighs a lead), keeping that fit as the piece's [`TurnedOver`] rival.
+    /// [`Fit::confidence`] weighs a lead), keeping that fit as the piece's [`TurnedOver`] rival;
+    /// or, where the frame shows that fit's open base, reads the piece so, standing its rival.
     pub(super) fn doubt_standing_seen_from_above(
         &self,
         cache: &FitCache,
