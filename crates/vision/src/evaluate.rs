@@ -117,8 +117,8 @@ const OTHER_COLOUR_PX: f64 = 10.0;
 
 /// Pairs found pieces with true ones by nearest image position (greedy, closest pairs first,
 /// visible true pieces before hidden ones, at most `max_px` apart; a true piece of another
-/// colour or size counts [`OTHER_COLOUR_PX`] or half that farther): `(index in found.pieces,
-/// index in truth)`, each index at most once.
+/// colour or size counts `OTHER_COLOUR_PX` (10 px) or half that farther): `(index in
+/// found.pieces, index in truth)`, each index at most once.
 pub fn pair_pieces(found: &Scene, truth: &[TruthPiece], max_px: f64) -> Vec<(usize, usize)> {
     let mut candidates = Vec::new();
     for (i, piece) in found.pieces.iter().enumerate() {

@@ -28,9 +28,9 @@ const MARGIN_PX: f64 = 1.5;
 
 /// How well the faces of a piece of `dims` at `table_from_piece` split its pixels into parts
 /// of even shading: one less the share of the lightness variance left within faces, over the
-/// pixels at least [`MARGIN_PX`] inside one camera-facing face for which `lightness_at(x, y)`
-/// gives a lightness (the piece's own colour). With its number of pixels; `None` when fewer
-/// than `min_pixels`, or when no face is in view.
+/// pixels at least `MARGIN_PX` (1.5 px) inside one camera-facing face for which
+/// `lightness_at(x, y)` gives a lightness (the piece's own colour). With its number of pixels;
+/// `None` when fewer than `min_pixels`, or when no face is in view.
 pub fn face_shading(
     camera: &Camera,
     dims: &PyramidDims,
