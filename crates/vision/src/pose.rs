@@ -66,9 +66,14 @@ pub fn centroid_piece(dims: &PyramidDims) -> Point3<f64> {
     Point3::new(0.0, 0.0, dims.height_mm / 4.0)
 }
 
+/// The angle between a side face and the base, radians.
+fn side_angle(dims: &PyramidDims) -> f64 {
+    (dims.height_mm / (dims.base_mm / 2.0)).atan()
+}
+
 /// The tilt that lays a piece on a side face: 180° less the angle between a side and the base.
 pub fn flat_tilt(dims: &PyramidDims) -> f64 {
-    std::f64::consts::PI - (dims.height_mm / (dims.base_mm / 2.0)).atan()
+    std::f64::consts::PI - side_angle(dims)
 }
 
 /// A pose resting on the table (its lowest corner at z = 0), tipped by `tilt` about a base edge
@@ -99,15 +104,13 @@ pub fn pose_upright_at(base_centre: &Point3<f64>, yaw: f64) -> Isometry3<f64> {
 
 /// How far below its outer apex a piece's cavity ends, mm: the wall measured vertically.
 pub fn cavity_apex_depth(dims: &PyramidDims, wall_mm: f64) -> f64 {
-    let side_angle = (dims.height_mm / (dims.base_mm / 2.0)).atan();
-    wall_mm / side_angle.cos()
+    wall_mm / side_angle(dims).cos()
 }
 
 /// How wide the rim of a piece's open base is, mm: the wall cut level, wider than the wall as
 /// the faces slope.
 pub fn rim_width_mm(dims: &PyramidDims, wall_mm: f64) -> f64 {
-    let side_angle = (dims.height_mm / (dims.base_mm / 2.0)).atan();
-    wall_mm / side_angle.sin()
+    wall_mm / side_angle(dims).sin()
 }
 
 /// The inner corners of a piece's open base in its own frame: where its rim gives way to the

@@ -135,8 +135,8 @@ fn draw(
             });
         });
         drawn.during("drawing a piece")?;
-        let eye_piece = pose.inverse() * camera.centre_table();
-        if hollows && eye_piece.z < 0.0 {
+        // The hollow shows where the eye is on the base's side of it (below it, piece frame).
+        if hollows && (pose.inverse() * camera.centre_table()).z < 0.0 {
             let hollow: Option<Vec<Point2<f64>>> = hollow_corners_piece(&dims, models.wall_mm)
                 .iter()
                 .map(|c| camera.project_table(&(pose * c)))
@@ -237,6 +237,12 @@ pub fn webcam_at(rvec: [f64; 3], tvec: [f64; 3]) -> Camera {
         },
         isometry_from_rvec_tvec(rvec, tvec),
     )
+}
+
+/// That webcam nearly straight over the table, 9° off the vertical: the camera holdout's first
+/// setup (C1), where a piece on its apex shows a standing one's outline.
+pub fn webcam_overhead() -> Camera {
+    webcam_at([3.0008, 0.7084, -0.0212], [-118.51, 13.39, 560.20])
 }
 
 /// The benchmark table: 16 pieces of every colour and size, upright and flat at varied yaws, in a

@@ -257,16 +257,11 @@ mod tests {
     use super::*;
     use crate::color::ColorModel;
     use crate::pose::pose_on_table;
-    use crate::render::{draw_hollow_pieces, draw_shaded_pieces, webcam_at};
+    use crate::render::{draw_hollow_pieces, draw_shaded_pieces, webcam_overhead};
     use crate::segment::segment;
     use koanscope_geometry::PieceModels;
     use koanscope_scene::{Color, Size};
     use opencv::core::Mat;
-
-    /// The camera holdout's first setup: a webcam 9 degrees off straight down.
-    fn from_above() -> Camera {
-        webcam_at([3.0008, 0.7084, -0.0212], [-118.51, 13.39, 560.20])
-    }
 
     fn evidence(frame: &Mat, camera: &Camera, pose: &Isometry3<f64>) -> Option<RimEvidence> {
         let models = PieceModels::default();
@@ -278,7 +273,7 @@ mod tests {
 
     #[test]
     fn an_open_base_seen_from_above_steps_at_its_rim_and_a_standing_piece_does_not() {
-        let camera = from_above();
+        let camera = webcam_overhead();
         let dims = PieceModels::default().dims(Size::Medium);
         for (x, y, yaw) in [(90.0, 140.0, 0.3), (150.0, 60.0, 1.0), (30.0, 20.0, 0.0)] {
             let upside_down = pose_on_table(&dims, std::f64::consts::PI, x, y, yaw);

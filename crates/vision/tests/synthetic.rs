@@ -7,7 +7,9 @@ use drawn::four_apart;
 use koanscope_geometry::{Engine, PieceModels};
 use koanscope_scene::{Color, Orientation, Scene, Size};
 use koanscope_vision::pose::{flat_tilt, pose_on_table};
-use koanscope_vision::render::{draw_hollow_pieces, draw_pieces, table_camera, webcam_at};
+use koanscope_vision::render::{
+    draw_hollow_pieces, draw_pieces, table_camera, webcam_at, webcam_overhead,
+};
 use koanscope_vision::{Analysis, Camera, ColorModel, Detector, analyze};
 use nalgebra::{Isometry3, Point3};
 
@@ -613,7 +615,7 @@ fn assert_blue_medium_seen_from_above(
     draw: DrawPieces,
     upside_down_read_right: impl Fn(Option<Orientation>, Option<&str>) -> bool,
 ) {
-    let camera = webcam_at([3.0008, 0.7084, -0.0212], [-118.51, 13.39, 560.20]);
+    let camera = webcam_overhead();
     let dims = PieceModels::default().dims(Size::Medium);
     let mut wrong = Vec::new();
     for (x, y, yaw) in [(90.0, 140.0, 0.3), (150.0, 60.0, 1.0), (30.0, 20.0, 0.0)] {
