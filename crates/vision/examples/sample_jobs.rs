@@ -11,7 +11,8 @@
 //!
 //! `cargo run -p koanscope-vision --example sample_jobs -- OUT` then `tools/render/render_all OUT`;
 //! with `-- OUT --holdout`, the same tables in other setups (see `holdout_setups`); with
-//! `-- OUT --cameras`, from camera poses neither shows (see `camera_setups`).
+//! `-- OUT --cameras`, from camera poses neither shows (see `camera_setups`); with
+//! `-- OUT --tables`, on table tops none of them shows (see `table_setups`).
 
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
@@ -130,6 +131,52 @@ fn holdout_setups() -> Vec<Setup> {
             table: "slate",
             light: json!({"lamps": [{"at_mm": [-200.0, 100.0, 450.0], "size_mm": 60.0, "colour": [1.0, 0.95, 0.88], "watts": 4.0}],
                           "world_colour": [0.9, 0.9, 0.95], "world_strength": 0.25}),
+        },
+    ]
+}
+
+/// Table tops that no other set shows, each under a light of its own, from heights and sides
+/// like the dev dataset's (`scripts/holdout --tables`): a red felt (red pieces on a cloth of
+/// their own hue), pale pine under two lamps (yellow pieces on a yellowish wood), white
+/// melamine under a broad lamp overhead (faint shadows, bright glare), and cork in a low sun (a
+/// tan between the red and the yellow pieces' hues).
+fn table_setups() -> Vec<Setup> {
+    vec![
+        Setup {
+            name: "T1",
+            eye: Point3::new(-120.0, -360.0, 470.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: 0.02,
+            table: "burgundy",
+            light: json!({"sun_elevation_deg": 52.0, "sun_azimuth_deg": 160.0, "sun_strength": 2.6, "world_strength": 0.4}),
+        },
+        Setup {
+            name: "T2",
+            eye: Point3::new(400.0, -120.0, 520.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: -0.01,
+            table: "pine",
+            light: json!({"lamps": [
+                {"at_mm": [-200.0, -200.0, 520.0], "size_mm": 120.0, "colour": [1.0, 0.88, 0.75], "watts": 3.0},
+                {"at_mm": [350.0, 350.0, 560.0], "size_mm": 150.0, "colour": [0.95, 0.97, 1.0], "watts": 2.5}],
+                "world_colour": [0.9, 0.9, 0.9], "world_strength": 0.2}),
+        },
+        Setup {
+            name: "T3",
+            eye: Point3::new(60.0, -300.0, 600.0),
+            target: Point3::new(100.0, 70.0, 0.0),
+            roll: 0.0,
+            table: "melamine",
+            light: json!({"lamps": [{"at_mm": [100.0, 60.0, 900.0], "size_mm": 600.0, "colour": [1.0, 1.0, 0.97], "watts": 14.0}],
+                          "world_colour": [0.95, 0.95, 0.95], "world_strength": 0.35}),
+        },
+        Setup {
+            name: "T4",
+            eye: Point3::new(-300.0, 250.0, 500.0),
+            target: Point3::new(100.0, 60.0, 0.0),
+            roll: 0.03,
+            table: "cork",
+            light: json!({"sun_elevation_deg": 32.0, "sun_azimuth_deg": 300.0, "sun_strength": 2.4, "world_strength": 0.4}),
         },
     ]
 }
@@ -392,10 +439,14 @@ fn main() {
     let out = PathBuf::from(args.next().unwrap_or_else(|| "sample_images".into()));
     // The samples show each setup three of the four tables; the holdouts show every table.
     let which = args.next();
-    let holdout = matches!(which.as_deref(), Some("--holdout" | "--cameras"));
+    let holdout = matches!(
+        which.as_deref(),
+        Some("--holdout" | "--cameras" | "--tables")
+    );
     let all_setups = match which.as_deref() {
         Some("--holdout") => holdout_setups(),
         Some("--cameras") => camera_setups(),
+        Some("--tables") => table_setups(),
         _ => setups(),
     };
     let tables = tables();
