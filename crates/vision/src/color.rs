@@ -64,6 +64,18 @@ fn shipped_shaded_saturation_step() -> f64 {
 /// A table must be this colourful (8-bit Lab chroma) for a piece of its own hue to be told by
 /// saturation alone: below it, its hue is noise.
 const MIN_TABLE_CHROMA: f64 = 30.0;
+/// A table this colourful (8-bit Lab chroma), and less than [`MIN_TABLE_CHROMA`], is tinted: a
+/// piece of its hue in the shade may pass for a tinted shadow (see
+/// `ColorModel::vivid_on_tinted_table`). Below it, its hue is noise.
+const MIN_TINTED_TABLE_CHROMA: f64 = 10.0;
+/// How much more chroma than the table, for its lightness, a piece's face in the shade has on a
+/// tinted table (yellow faces on pine, cork and oak: 1.5–2.5; a plain shadow on them about 1; a
+/// shadow tinted by a translucent piece as much as a face, told by its hue).
+const VIVID_SATURATION: f64 = 1.4;
+/// How far from the tinted table's hue such a face may lie, degrees...
+const VIVID_TABLE_HUE_DEG: f64 = 30.0;
+/// ...and how near a piece colour's centre: less than half the 50° between red and yellow.
+const VIVID_PIECE_HUE_DEG: f64 = 15.0;
 /// A dark pixel darker than this share of `max_dark_ratio` is black whatever its faint tint:
 /// the rim where black meets a coloured piece is nearly as dark as black itself (dev, 0.36 of
 /// the table's lightness and less), a coloured piece's shaded face lighter (0.43 on baize).
@@ -146,9 +158,12 @@ impl ColorModel {
             return PixelClass::Table;
         }
         // Translucent pieces cast tinted shadows: darker than the table and only weakly coloured.
+        // (On a table tinted towards a piece's hue, a piece of that colour in the shade differs
+        // from it as little, but is vivid for its lightness: see `vivid_on_tinted_table`.)
         if chroma_difference < self.shadow_chroma_difference
             && dark_ratio < self.shadow_dark_ratio
             && !dark
+            && !self.vivid_on_tinted_table([a, b], [ta, tb], dark_ratio)
         {
             return PixelClass::Unknown;
         }
@@ -175,6 +190,43 @@ impl ColorModel {
         self.nearest_hue(hue)
             .map(PixelClass::Piece)
             .unwrap_or(PixelClass::Unknown)
+    }
+
+    /// Whether a pixel darker than the table, and differing from it in chroma by no more than a
+    /// tinted shadow does, is a piece of the table's own hue all the same. Wood and cork are
+    /// tinted towards yellow (chroma about 20, under the twin tables' [`MIN_TABLE_CHROMA`]): a
+    /// yellow piece on them, its faces dimmer than the table under a lamp, is as near the
+    /// table's chroma as a shadow is. It is told by being vivid: chroma for its lightness at
+    /// least [`VIVID_SATURATION`] times the table's (a shadow on such a table keeps about the
+    /// table's), a hue near the table's ([`VIVID_TABLE_HUE_DEG`]) and near a piece colour's
+    /// centre ([`VIVID_PIECE_HUE_DEG`]; the shadows translucent pieces cast on oak, where red and
+    /// yellow mix, lie between the two). Only on a warm table (its hue nearest red's or
+    /// yellow's): a shadow takes the cooler light around it, so on wood it loses chroma, while on
+    /// a blue cloth it gains blue as a blue piece's face does. `ab` and `table_ab` are centred
+    /// on 0.
+    fn vivid_on_tinted_table(&self, ab: [f64; 2], table_ab: [f64; 2], dark_ratio: f64) -> bool {
+        let table_chroma = table_ab[0].hypot(table_ab[1]);
+        if !(MIN_TINTED_TABLE_CHROMA..MIN_TABLE_CHROMA).contains(&table_chroma) {
+            return false;
+        }
+        let chroma = ab[0].hypot(ab[1]);
+        if chroma < VIVID_SATURATION * dark_ratio * table_chroma {
+            return false;
+        }
+        let hue = ab[1].atan2(ab[0]).to_degrees().rem_euclid(360.0);
+        let table_hue = table_ab[1]
+            .atan2(table_ab[0])
+            .to_degrees()
+            .rem_euclid(360.0);
+        let warm = matches!(
+            self.nearest_hue(table_hue),
+            Some(Color::Red | Color::Yellow)
+        );
+        warm && hue_distance_deg(hue, table_hue) <= VIVID_TABLE_HUE_DEG
+            && self
+                .colors
+                .iter()
+                .any(|c| hue_distance_deg(hue, c.hue_deg) <= VIVID_PIECE_HUE_DEG)
     }
 
     /// The piece colour a table of this 8-bit Lab chroma (a, b) may hide by its own hue: one
@@ -363,6 +415,37 @@ mod tests {
         // A cloth between two piece colours' hues hides neither.
         let teal = lab(100.0, 220.0, 40.0);
         assert_eq!(model.twin_colour_of_table([teal[1], teal[2]]), None);
+    }
+
+    /// A yellow piece on cork (table holdout T4, a tower's middle piece under a low sun) is a
+    /// quarter darker than the cork and as near it in chroma as a tinted shadow, but twice as
+    /// colourful for its lightness. What a tinted table's shadows look like is no piece: a deep
+    /// one duller than the table, and one cast by translucent red and yellow together on oak
+    /// (dev D1 scene 1), as vivid but of a hue between theirs. Nor, on a blue cloth faded under
+    /// the twin tables' chroma, is a shadow that gains blue as the pieces' faces do: shadows
+    /// take the cooler light around, so only warm tables lose chroma in theirs.
+    #[test]
+    fn a_piece_in_the_shade_on_a_table_tinted_its_hue_is_its_colour_and_a_shadow_is_not() {
+        let model = ColorModel::default();
+        let cork = lab(132.0, 76.0, 22.6);
+        assert_eq!(
+            model.classify(lab(102.0, 87.0, 38.5), cork),
+            PixelClass::Piece(Color::Yellow)
+        );
+        assert_eq!(
+            model.classify(lab(80.0, 76.0, 12.0), cork),
+            PixelClass::Unknown
+        );
+        let oak = lab(133.0, 74.0, 22.0);
+        assert_eq!(
+            model.classify(lab(105.0, 59.0, 31.5), oak),
+            PixelClass::Unknown
+        );
+        let faded_blue_cloth = lab(87.0, 285.0, 25.0);
+        assert_eq!(
+            model.classify(lab(52.0, 297.0, 36.0), faded_blue_cloth),
+            PixelClass::Unknown
+        );
     }
 
     /// Holdout H1 scene 0: an upside-down blue medium on green baize. Its shaded faces are as
