@@ -139,7 +139,8 @@ fn holdout_setups() -> Vec<Setup> {
 /// like the dev dataset's (`scripts/holdout --tables`): a red felt (red pieces on a cloth of
 /// their own hue), pale pine under two lamps (yellow pieces on a yellowish wood), white
 /// melamine under a broad lamp overhead (faint shadows, bright glare), and cork in a low sun (a
-/// tan between the red and the yellow pieces' hues).
+/// tan between the red and the yellow pieces' hues); then reddish cherry in sun, pale maple in
+/// a high sun, cork under two warm lamps (a table as colourful as a cloth), and pine in a low sun.
 fn table_setups() -> Vec<Setup> {
     vec![
         Setup {
@@ -177,6 +178,41 @@ fn table_setups() -> Vec<Setup> {
             roll: 0.03,
             table: "cork",
             light: json!({"sun_elevation_deg": 32.0, "sun_azimuth_deg": 300.0, "sun_strength": 2.4, "world_strength": 0.4}),
+        },
+        Setup {
+            name: "T5",
+            eye: Point3::new(350.0, -300.0, 480.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: 0.0,
+            table: "cherry",
+            light: json!({"sun_elevation_deg": 48.0, "sun_azimuth_deg": 230.0, "sun_strength": 2.6, "world_strength": 0.4}),
+        },
+        Setup {
+            name: "T6",
+            eye: Point3::new(-200.0, -250.0, 560.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: 0.01,
+            table: "maple",
+            light: json!({"sun_elevation_deg": 65.0, "sun_azimuth_deg": 80.0, "sun_strength": 3.0, "world_strength": 0.35}),
+        },
+        Setup {
+            name: "T7",
+            eye: Point3::new(150.0, 420.0, 500.0),
+            target: Point3::new(100.0, 60.0, 0.0),
+            roll: -0.02,
+            table: "cork",
+            light: json!({"lamps": [
+                {"at_mm": [300.0, -100.0, 500.0], "size_mm": 120.0, "colour": [1.0, 0.85, 0.7], "watts": 3.5},
+                {"at_mm": [-150.0, 300.0, 550.0], "size_mm": 120.0, "colour": [1.0, 0.9, 0.8], "watts": 2.5}],
+                "world_colour": [1.0, 0.95, 0.9], "world_strength": 0.2}),
+        },
+        Setup {
+            name: "T8",
+            eye: Point3::new(-350.0, 100.0, 450.0),
+            target: Point3::new(100.0, 65.0, 0.0),
+            roll: 0.02,
+            table: "pine",
+            light: json!({"sun_elevation_deg": 25.0, "sun_azimuth_deg": 150.0, "sun_strength": 2.4, "world_strength": 0.45}),
         },
     ]
 }
