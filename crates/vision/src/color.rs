@@ -64,9 +64,8 @@ fn shipped_shaded_saturation_step() -> f64 {
 /// A table must be this colourful (8-bit Lab chroma) for a piece of its own hue to be told by
 /// saturation alone: below it, its hue is noise.
 const MIN_TABLE_CHROMA: f64 = 30.0;
-/// A table this colourful (8-bit Lab chroma), and less than [`MIN_TABLE_CHROMA`], is tinted: a
-/// piece of its hue in the shade may pass for a tinted shadow (see
-/// `ColorModel::vivid_on_tinted_table`). Below it, its hue is noise.
+/// A table this colourful (8-bit Lab chroma) is tinted: a piece of its hue in the shade may pass
+/// for a tinted shadow (see `ColorModel::vivid_on_tinted_table`). Below it, its hue is noise.
 const MIN_TINTED_TABLE_CHROMA: f64 = 10.0;
 /// How much more chroma than the table, for its lightness, a piece's face in the shade has on a
 /// tinted table (yellow faces on pine, cork and oak: 1.5–2.5; a plain shadow on them about 1; a
@@ -194,9 +193,10 @@ impl ColorModel {
 
     /// Whether a pixel darker than the table, and differing from it in chroma by no more than a
     /// tinted shadow does, is a piece of the table's own hue all the same. Wood and cork are
-    /// tinted towards yellow (chroma about 20, under the twin tables' [`MIN_TABLE_CHROMA`]): a
-    /// yellow piece on them, its faces dimmer than the table under a lamp, is as near the
-    /// table's chroma as a shadow is. It is told by being vivid: chroma for its lightness at
+    /// tinted towards yellow (chroma about 20, and under warm lamps over 30, as a cloth's), a red
+    /// felt towards red: a piece of that hue on them, its faces dimmer than the table under a
+    /// lamp, is as near the table's chroma as a shadow is (and so never reaches the twin test of
+    /// `segment`, which looks only at table pixels). It is told by being vivid: chroma for its lightness at
     /// least [`VIVID_SATURATION`] times the table's (a shadow on such a table keeps about the
     /// table's), a hue near the table's ([`VIVID_TABLE_HUE_DEG`]) and near a piece colour's
     /// centre ([`VIVID_PIECE_HUE_DEG`]; the shadows translucent pieces cast on oak, where red and
@@ -206,7 +206,7 @@ impl ColorModel {
     /// on 0.
     fn vivid_on_tinted_table(&self, ab: [f64; 2], table_ab: [f64; 2], dark_ratio: f64) -> bool {
         let table_chroma = table_ab[0].hypot(table_ab[1]);
-        if !(MIN_TINTED_TABLE_CHROMA..MIN_TABLE_CHROMA).contains(&table_chroma) {
+        if table_chroma < MIN_TINTED_TABLE_CHROMA {
             return false;
         }
         let chroma = ab[0].hypot(ab[1]);
@@ -417,13 +417,13 @@ mod tests {
         assert_eq!(model.twin_colour_of_table([teal[1], teal[2]]), None);
     }
 
-    /// A yellow piece on cork (table holdout T4, a tower's middle piece under a low sun) is a
-    /// quarter darker than the cork and as near it in chroma as a tinted shadow, but twice as
+    /// A yellow piece on cork (table holdout T4, a tower's middle piece under a low sun; T7 under
+    /// warm lamps) is a quarter darker than the cork and as near it in chroma as a tinted shadow, but twice as
     /// colourful for its lightness. What a tinted table's shadows look like is no piece: a deep
     /// one duller than the table, and one cast by translucent red and yellow together on oak
-    /// (dev D1 scene 1), as vivid but of a hue between theirs. Nor, on a blue cloth faded under
-    /// the twin tables' chroma, is a shadow that gains blue as the pieces' faces do: shadows
-    /// take the cooler light around, so only warm tables lose chroma in theirs.
+    /// (dev D1 scene 1), as vivid but of a hue between theirs. Nor, on a blue cloth, is a shadow
+    /// that gains blue as the pieces' faces do: shadows take the cooler light around, so only
+    /// warm tables lose chroma in theirs.
     #[test]
     fn a_piece_in_the_shade_on_a_table_tinted_its_hue_is_its_colour_and_a_shadow_is_not() {
         let model = ColorModel::default();
@@ -435,6 +435,12 @@ mod tests {
         assert_eq!(
             model.classify(lab(80.0, 76.0, 12.0), cork),
             PixelClass::Unknown
+        );
+        // Cork under warm lamps (T7) is as colourful as a cloth, and the piece on it as dim.
+        let warm_lit_cork = lab(164.0, 70.0, 37.0);
+        assert_eq!(
+            model.classify(lab(134.0, 82.0, 52.0), warm_lit_cork),
+            PixelClass::Piece(Color::Yellow)
         );
         let oak = lab(133.0, 74.0, 22.0);
         assert_eq!(
