@@ -196,14 +196,14 @@ impl ColorModel {
     /// tinted towards yellow (chroma about 20, and under warm lamps over 30, as a cloth's), a red
     /// felt towards red: a piece of that hue on them, its faces dimmer than the table under a
     /// lamp, is as near the table's chroma as a shadow is (and so never reaches the twin test of
-    /// `segment`, which looks only at table pixels). It is told by being vivid: chroma for its lightness at
-    /// least [`VIVID_SATURATION`] times the table's (a shadow on such a table keeps about the
-    /// table's), a hue near the table's ([`VIVID_TABLE_HUE_DEG`]) and near a piece colour's
-    /// centre ([`VIVID_PIECE_HUE_DEG`]; the shadows translucent pieces cast on oak, where red and
-    /// yellow mix, lie between the two). Only on a warm table (its hue nearest red's or
-    /// yellow's): a shadow takes the cooler light around it, so on wood it loses chroma, while on
-    /// a blue cloth it gains blue as a blue piece's face does. `ab` and `table_ab` are centred
-    /// on 0.
+    /// `segment`, which looks only at table pixels). It is told by being vivid: chroma for its
+    /// lightness at least [`VIVID_SATURATION`] times the table's (a plain shadow on such a table
+    /// keeps about the table's), a hue near the table's ([`VIVID_TABLE_HUE_DEG`]) and near a
+    /// piece colour's centre ([`VIVID_PIECE_HUE_DEG`]; the shadows translucent pieces cast on
+    /// oak, where red and yellow mix, lie between the two). Only on a warm table (its hue
+    /// nearest red's or yellow's): a shadow takes the cooler light around it, so on wood it
+    /// loses chroma, while on a blue cloth it gains blue as a blue piece's face does. `ab` and
+    /// `table_ab` are centred on 0.
     fn vivid_on_tinted_table(&self, ab: [f64; 2], table_ab: [f64; 2], dark_ratio: f64) -> bool {
         let table_chroma = table_ab[0].hypot(table_ab[1]);
         if table_chroma < MIN_TINTED_TABLE_CHROMA {
@@ -418,12 +418,12 @@ mod tests {
     }
 
     /// A yellow piece on cork (table holdout T4, a tower's middle piece under a low sun; T7 under
-    /// warm lamps) is a quarter darker than the cork and as near it in chroma as a tinted shadow, but twice as
-    /// colourful for its lightness. What a tinted table's shadows look like is no piece: a deep
-    /// one duller than the table, and one cast by translucent red and yellow together on oak
-    /// (dev D1 scene 1), as vivid but of a hue between theirs. Nor, on a blue cloth, is a shadow
-    /// that gains blue as the pieces' faces do: shadows take the cooler light around, so only
-    /// warm tables lose chroma in theirs.
+    /// warm lamps) is a quarter darker than the cork and as near it in chroma as a tinted
+    /// shadow, but twice as colourful for its lightness. What a tinted table's shadows look like
+    /// is no piece: a deep one duller than the table, and one cast by translucent red and yellow
+    /// together on oak (dev D1 scene 1), as vivid but of a hue between theirs. Nor, on a blue
+    /// cloth, is a shadow that gains blue as the pieces' faces do: shadows take the cooler light
+    /// around, so only warm tables lose chroma in theirs.
     #[test]
     fn a_piece_in_the_shade_on_a_table_tinted_its_hue_is_its_colour_and_a_shadow_is_not() {
         let model = ColorModel::default();
