@@ -162,7 +162,7 @@ impl ColorModel {
         if chroma_difference < self.shadow_chroma_difference
             && dark_ratio < self.shadow_dark_ratio
             && !dark
-            && !self.vivid_on_tinted_table([a, b], [ta, tb], dark_ratio)
+            && !self.vivid_on_tinted_table(lab, table_lab, dark_ratio)
         {
             return PixelClass::Unknown;
         }
@@ -202,22 +202,16 @@ impl ColorModel {
     /// piece colour's centre ([`VIVID_PIECE_HUE_DEG`]; the shadows translucent pieces cast on
     /// oak, where red and yellow mix, lie between the two). Only on a warm table (its hue
     /// nearest red's or yellow's): a shadow takes the cooler light around it, so on wood it
-    /// loses chroma, while on a blue cloth it gains blue as a blue piece's face does. `ab` and
-    /// `table_ab` are centred on 0.
-    fn vivid_on_tinted_table(&self, ab: [f64; 2], table_ab: [f64; 2], dark_ratio: f64) -> bool {
-        let table_chroma = table_ab[0].hypot(table_ab[1]);
+    /// loses chroma, while on a blue cloth it gains blue as a blue piece's face does.
+    fn vivid_on_tinted_table(&self, lab: [u8; 3], table_lab: [u8; 3], dark_ratio: f64) -> bool {
+        let (table_hue, table_chroma) = hue_and_chroma(table_lab);
         if table_chroma < MIN_TINTED_TABLE_CHROMA {
             return false;
         }
-        let chroma = ab[0].hypot(ab[1]);
+        let (hue, chroma) = hue_and_chroma(lab);
         if chroma < VIVID_SATURATION * dark_ratio * table_chroma {
             return false;
         }
-        let hue = ab[1].atan2(ab[0]).to_degrees().rem_euclid(360.0);
-        let table_hue = table_ab[1]
-            .atan2(table_ab[0])
-            .to_degrees()
-            .rem_euclid(360.0);
         let warm = matches!(
             self.nearest_hue(table_hue),
             Some(Color::Red | Color::Yellow)

@@ -51,14 +51,15 @@ pub(crate) fn leans(
 
 /// The five corners of a pyramid in its own frame: base corners then apex.
 pub fn vertices_piece(dims: &PyramidDims) -> [Point3<f64>; 5] {
-    let a = dims.base_mm / 2.0;
-    [
-        Point3::new(a, a, 0.0),
-        Point3::new(-a, a, 0.0),
-        Point3::new(-a, -a, 0.0),
-        Point3::new(a, -a, 0.0),
-        Point3::new(0.0, 0.0, dims.height_mm),
-    ]
+    let [a, b, c, d] = level_square_piece(dims.base_mm / 2.0, 0.0);
+    [a, b, c, d, Point3::new(0.0, 0.0, dims.height_mm)]
+}
+
+/// The corners of a level square centred on a piece's axis, `half_mm` from it each way and
+/// `z_mm` up it, in its own frame, in the order its base's corners go round.
+pub(crate) fn level_square_piece(half_mm: f64, z_mm: f64) -> [Point3<f64>; 4] {
+    let h = half_mm;
+    [(h, h), (-h, h), (-h, -h), (h, -h)].map(|(x, y)| Point3::new(x, y, z_mm))
 }
 
 /// The solid's centroid in the piece frame (a quarter of the way up).
@@ -116,8 +117,7 @@ pub fn rim_width_mm(dims: &PyramidDims, wall_mm: f64) -> f64 {
 /// The inner corners of a piece's open base in its own frame: where its rim gives way to the
 /// hollow.
 pub fn hollow_corners_piece(dims: &PyramidDims, wall_mm: f64) -> [Point3<f64>; 4] {
-    let h = dims.base_mm / 2.0 - rim_width_mm(dims, wall_mm);
-    [(h, h), (-h, h), (-h, -h), (h, -h)].map(|(x, y)| Point3::new(x, y, 0.0))
+    level_square_piece(dims.base_mm / 2.0 - rim_width_mm(dims, wall_mm), 0.0)
 }
 
 /// The apex of a piece's cavity in its own frame: where the tip of a piece it is stacked on sits.

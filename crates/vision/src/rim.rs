@@ -12,7 +12,7 @@ use koanscope_geometry::PyramidDims;
 use nalgebra::{Isometry3, Point2, Point3, Vector2};
 
 use crate::camera::Camera;
-use crate::pose::rim_width_mm;
+use crate::pose::{level_square_piece, rim_width_mm};
 use crate::segment::Segmentation;
 use crate::stats::median;
 
@@ -83,6 +83,8 @@ pub fn rim_evidence(
     min_samples: usize,
     min_ratio: f64,
 ) -> Option<RimEvidence> {
+    // Only the edges facing the eye count (the others hide behind the top piece).
+    let eye = Some(table_from_base.inverse() * camera.centre_table());
     let (at_rim, samples) = level_step(
         seg,
         camera,
@@ -91,7 +93,7 @@ pub fn rim_evidence(
         top.base_mm,
         rim_mm,
         RIM_PROBE,
-        true,
+        eye,
     )?;
     if samples < min_samples || at_rim < min_ratio {
         return None;
@@ -102,16 +104,9 @@ pub fn rim_evidence(
     while z < base.height_mm - 2.0 * CLEAR_MM {
         if (z - rim_mm).abs() >= CLEAR_MM {
             let side = base.base_mm * (1.0 - z / base.height_mm);
-            if let Some((step, n)) = level_step(
-                seg,
-                camera,
-                class,
-                table_from_base,
-                side,
-                z,
-                RIM_PROBE,
-                true,
-            ) && n >= min_samples / 2
+            if let Some((step, n)) =
+                level_step(seg, camera, class, table_from_base, side, z, RIM_PROBE, eye)
+                && n >= min_samples / 2
             {
                 elsewhere.push(step);
             }
@@ -159,7 +154,7 @@ pub fn open_base_evidence(
             dims.base_mm - 2.0 * inset_mm,
             0.0,
             OPEN_BASE_PROBE,
-            false,
+            None,
         )
         .filter(|&(_, n)| n >= min_samples)
     };
@@ -176,8 +171,9 @@ pub fn open_base_evidence(
 }
 
 /// The median lightness step (as `probe` finds it) across the edges of a level square of side
-/// `side_mm`, `z_mm` along the axis of `table_from_base` (only those facing the camera where
-/// `facing_only`), and how many points of it had `class` pixels on both sides.
+/// `side_mm`, `z_mm` along the axis of `table_from_base` (only those facing `eye`, the camera's
+/// centre in the base's frame, where given), and how many points of it had `class` pixels on
+/// both sides.
 #[allow(clippy::too_many_arguments)]
 fn level_step(
     seg: &Segmentation,
@@ -187,11 +183,9 @@ fn level_step(
     side_mm: f64,
     z_mm: f64,
     probe: Probe,
-    facing_only: bool,
+    eye: Option<Point3<f64>>,
 ) -> Option<(f64, usize)> {
-    let h = side_mm / 2.0;
-    let corners = [(h, h), (-h, h), (-h, -h), (h, -h)].map(|(x, y)| Point3::new(x, y, z_mm));
-    let eye = table_from_base.inverse() * camera.centre_table();
+    let corners = level_square_piece(side_mm / 2.0, z_mm);
     let lab = seg.lab_bytes();
     let lightness = |p: &Point2<f64>| -> Option<(f64, u8)> {
         let (x, y) = (p.x.round(), p.y.round());
@@ -207,7 +201,7 @@ fn level_step(
         let mid = Point3::from((a.coords + b.coords) / 2.0);
         // The edge faces the camera when the eye is outside the vertical plane through it.
         let outward = mid.coords.xy();
-        if facing_only && (eye.coords.xy() - mid.coords.xy()).dot(&outward) <= 0.0 {
+        if eye.is_some_and(|eye| (eye.coords.xy() - mid.coords.xy()).dot(&outward) <= 0.0) {
             continue;
         }
         let (Some(pa), Some(pb)) = (
