@@ -858,18 +858,25 @@ impl Detector {
                 usual_score,
             )
         };
-        // No tilted explanation (at best every pixel, less one piece's price) could win.
-        let best_possible = area - self.params.min_region_px as f64;
-        if usual_score + self.params.tilted_margin * area >= best_possible
-            || self.stands_to_the_rim(cache, &region, &usual)
-        {
-            return usual_or_apart(usual);
-        }
         // Only an explanation that beats the usual one by the margin is of use, or, where the
         // usual one lays a piece flat, one that beats it by less where its faces match the
         // shading clearly better: seen from above, a piece leaning steeply shows nearly the
         // outline of one lying flat at its foot.
         let shading_may_tell = usual.iter().any(|d| d.resting == Resting::Flat);
+        // No tilted explanation (at best every pixel, less one piece's price) could win by its
+        // outline; where the shading may tell, one that explains the region as well still can,
+        // unless the usual reading's faces leave it no room to lead by.
+        let best_possible = area - self.params.min_region_px as f64;
+        let outline_cannot_tell = usual_score + self.params.tilted_margin * area >= best_possible;
+        let shading_cannot_tell = || {
+            self.shading_of(&region, camera, &usual)
+                .is_none_or(|shading| shading + self.params.shaded_tilt_lead > 1.0)
+        };
+        if (outline_cannot_tell && (!shading_may_tell || shading_cannot_tell()))
+            || self.stands_to_the_rim(cache, &region, &usual)
+        {
+            return usual_or_apart(usual);
+        }
         let (tilted, tilted_score) = self.explain_region_with(
             cache,
             region.clone(),
