@@ -117,6 +117,41 @@ fn a_bridge_over_two_small_posts_is_read_lying_across_them() {
     );
 }
 
+/// The sample's bridge on oak in the sun (S1 scene 2): a green large lying across a blue and a
+/// yellow small. The yellow post, in the green's shade, is as dark and pale against the wood as
+/// a shadow tinted by a yellow piece, and the yellow large lying in the sun 110 mm away could
+/// have cast one; but the frame's shadows show the light, and that large's shadow falls the
+/// other way. The post is found, in the bridge's koan, and every piece in view with it.
+#[test]
+fn a_piece_in_the_shade_of_another_colour_is_not_taken_for_a_tinted_shadow() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let truth: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root.join("sample_images/S1/scene_02.json")).expect("truth"),
+    )
+    .expect("truth is JSON");
+    let scene = common::analyzed_scene(
+        &root.join("sample_images/S1/scene_02.jpg"),
+        &root.join("calibration/sample-S1.yaml"),
+    );
+    let fields = ["color", "size"];
+    assert_eq!(
+        kinds_of(&scene["pieces"], false, &fields),
+        kinds_of(&truth["pieces"], true, &fields),
+        "the pieces found, and those in view"
+    );
+    let (bridge, post) = (
+        id_of(&scene, "green", "large"),
+        id_of(&scene, "yellow", "small"),
+    );
+    let koan_of = |id: u64| {
+        scene["pieces"]
+            .as_array()
+            .and_then(|pieces| pieces.iter().find(|p| p["id"] == id))
+            .map(|p| p["koan"].clone())
+    };
+    assert_eq!(koan_of(post), koan_of(bridge), "{scene}");
+}
+
 /// The full table `koanscope bench` times (S2 scene 4: 17 pieces, one hidden in a nest, in 10
 /// koans): every piece in view is found with its colour, size and orientation, the three towers
 /// and the touching pair come out as they stand, and the pieces fall into the same 10 koans.

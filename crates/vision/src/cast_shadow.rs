@@ -97,6 +97,64 @@ pub(crate) fn without_cast_shadows(
         .collect()
 }
 
+/// The light the frame's shadows show (see [`Evidence::light`]), cast by the coloured pieces of
+/// `found` but those `left_out`; `None` where no light's shadows fall clearly on dark table.
+pub(crate) fn light_from_shadows(
+    seg: &Segmentation,
+    camera: &Camera,
+    dims: impl Fn(Size) -> PyramidDims,
+    found: &[Detection],
+    left_out: &[usize],
+    shadow_dark_ratio: f64,
+) -> Option<Point3<f64>> {
+    let kept: Vec<Detection> = (0..found.len())
+        .filter(|i| !left_out.contains(i))
+        .map(|i| found[i].clone())
+        .collect();
+    let corners: Vec<Vec<Point3<f64>>> = kept.iter().map(|d| corners_table(d, &dims)).collect();
+    let casters: Vec<usize> = (0..kept.len())
+        .filter(|&i| kept[i].color != Color::Black)
+        .collect();
+    Evidence::new(seg, &kept, shadow_dark_ratio).light(camera, &casters, &corners)
+}
+
+/// The share of a silhouette's pixels in a `width` x `height` frame that lie in the shadow
+/// `caster` throws on the table under `light` (0 where it throws none).
+pub(crate) fn share_in_shadow(
+    camera: &Camera,
+    light: &Point3<f64>,
+    caster: &Detection,
+    dims: impl Fn(Size) -> PyramidDims,
+    outline_px: &[Point2<f64>],
+    (width, height): (usize, usize),
+) -> f64 {
+    let Some(shadow) = shadow_px(camera, light, &corners_table(caster, &dims)) else {
+        return 0.0;
+    };
+    // The shadow's run on each row it covers, top to bottom.
+    let mut shadow_runs: Vec<(i64, i64, i64)> = Vec::new();
+    for_each_run(&shadow, |y, xa, xb| shadow_runs.push((y, xa, xb)));
+    let (mut all, mut inside) = (0i64, 0i64);
+    for_each_run(outline_px, |y, xa, xb| {
+        if y < 0 || y as usize >= height {
+            return;
+        }
+        let (xa, xb) = (xa.max(0), xb.min(width as i64 - 1));
+        if xb < xa {
+            return;
+        }
+        all += xb - xa + 1;
+        if let Some(&(_, sa, sb)) = shadow_runs.iter().find(|run| run.0 == y) {
+            inside += (xb.min(sb) - xa.max(sa) + 1).max(0);
+        }
+    });
+    if all == 0 {
+        0.0
+    } else {
+        inside as f64 / all as f64
+    }
+}
+
 /// What each pixel says about a shadow falling on it: +1 dark table, -1 lit table, 0 a
 /// coloured piece's (a piece hides the table under it, and shows its own colour).
 struct Evidence<'a> {
@@ -309,7 +367,7 @@ fn corners_table(d: &Detection, dims: &impl Fn(Size) -> PyramidDims) -> Vec<Poin
 /// The shadow on the table (z = 0) of a piece with these corners (table frame) under a point
 /// light, as a polygon in the image; `None` when the light is not above every corner or a
 /// point does not project.
-fn shadow_px(
+pub(crate) fn shadow_px(
     camera: &Camera,
     light: &Point3<f64>,
     corners: &[Point3<f64>],

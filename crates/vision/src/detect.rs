@@ -739,6 +739,7 @@ impl Detector {
         let found = per_region.into_iter().flatten().collect();
         let found = without_tinted_shadows(
             seg,
+            camera,
             &self.colors,
             &self.pieces,
             found,

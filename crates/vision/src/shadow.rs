@@ -4,11 +4,14 @@
 //! plastic itself: light filtered once through a wall tints the wood less than the plastic looks.
 //! A piece is measured against the most strongly coloured piece of its colour in the same frame,
 //! so the table's light and cloth set the scale, not a constant; and only where another piece
-//! of its colour stands near enough for its shadow to reach it.
+//! of its colour stands near enough for its shadow to reach it, and, where the frame shows the
+//! light, within that piece's shadow.
 
 use koanscope_geometry::PieceModels;
 use koanscope_scene::Color;
 
+use crate::camera::Camera;
+use crate::cast_shadow::{light_from_shadows, share_in_shadow};
 use crate::color::ColorModel;
 use crate::detect::Detection;
 use crate::pose::vertices_piece;
@@ -39,6 +42,13 @@ const LOWEST_LIGHT_DEG: f64 = 20.0;
 /// and the palest true piece that dark at 0.61; only glare (lighter than the table) paled a
 /// piece further, to 0.48.
 const FAINT_SHADOW_SHARE: f64 = 0.4;
+
+/// Where the frame shows the light (see `cast_shadow.rs`), a tinted shadow has at least this
+/// share of its silhouette in the shadow of a piece of its colour. Over the suite's sets the
+/// tinted shadows read as pieces lay 0.87-0.99 in one, and true pieces that looked as pale
+/// (a yellow small in the shade of a green large lying across it, the sample koan, on four
+/// tables and from two cameras) 0.00.
+const IN_CASTER_SHADOW_SHARE: f64 = 0.5;
 
 /// How a piece's pixels of its own colour look against the table around them (medians).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -135,10 +145,13 @@ fn tint_reach_mm(pieces: &PieceModels, caster: &Detection, shade: &Detection) ->
 /// `shadow_dark_ratio` of its lightness, in median) and with at most `pale_share` of the chroma
 /// difference of the most strongly coloured piece of their colour in the frame, or darker at all
 /// and with at most [`FAINT_SHADOW_SHARE`] of it, where another piece of their colour stands near
-/// enough for its shadow to reach them (see [`LOWEST_LIGHT_DEG`]); `shadow_dark_ratio` is the
+/// enough for its shadow to reach them (see [`LOWEST_LIGHT_DEG`]), and, where the frame's
+/// shadows show the light, lying in that piece's shadow (see [`IN_CASTER_SHADOW_SHARE`]): a
+/// piece in the shade of another colour's piece is as dark and pale. `shadow_dark_ratio` is the
 /// colour model's. Black pieces have no tint, and pieces on a table of their own hue none to tell.
 pub(crate) fn without_tinted_shadows(
     seg: &Segmentation,
+    camera: &Camera,
     model: &ColorModel,
     pieces: &PieceModels,
     found: Vec<Detection>,
@@ -171,20 +184,48 @@ pub(crate) fn without_tinted_shadows(
                 && (on_table(d) - on_table(shade)).norm() <= tint_reach_mm(pieces, d, shade)
         })
     };
-    found
+    let looks_tinted: Vec<bool> = found
         .iter()
         .zip(&tints)
         .enumerate()
-        .filter(|&(k, (d, t))| {
+        .map(|(k, (d, t))| {
             let share = t.chroma_difference / strongest(k).max(f64::EPSILON);
-            d.color == Color::Black
-                || t.on_own_hue
-                || t.lightness >= 1.0
-                || !caster_near(k)
-                || share > FAINT_SHADOW_SHARE && t.lightness >= shadow_dark_ratio
-                || share > pale_share
+            d.color != Color::Black
+                && !t.on_own_hue
+                && t.lightness < 1.0
+                && caster_near(k)
+                && (share <= FAINT_SHADOW_SHARE || t.lightness < shadow_dark_ratio)
+                && share <= pale_share
         })
-        .map(|(_, (d, _))| d.clone())
+        .collect();
+    let suspects: Vec<usize> = (0..found.len()).filter(|&k| looks_tinted[k]).collect();
+    if suspects.is_empty() {
+        return found;
+    }
+    // Where the frame shows the light (by the shadows of the pieces not in doubt), a tinted
+    // shadow must lie in the shadow of a piece of its colour.
+    let dims = |size| pieces.dims(size);
+    let light = light_from_shadows(seg, camera, dims, &found, &suspects, shadow_dark_ratio);
+    let in_a_casters_shadow = |k: usize| {
+        let Some(light) = &light else {
+            return true;
+        };
+        references()
+            .filter(|&(j, (d, _))| d.color == found[k].color && !looks_tinted[j])
+            .any(|(_, (d, _))| {
+                let frame = (seg.width, seg.height);
+                share_in_shadow(camera, light, d, dims, &found[k].outline_px, frame)
+                    >= IN_CASTER_SHADOW_SHARE
+            })
+    };
+    let shadows: Vec<bool> = (0..found.len())
+        .map(|k| looks_tinted[k] && in_a_casters_shadow(k))
+        .collect();
+    found
+        .into_iter()
+        .zip(shadows)
+        .filter(|(_, shadow)| !shadow)
+        .map(|(d, _)| d)
         .collect()
 }
 
@@ -197,8 +238,9 @@ mod tests {
     use koanscope_geometry::{PieceModels, Placer};
     use koanscope_scene::Size;
     use nalgebra::{Isometry3, Point2};
-    use opencv::core::{CV_8UC3, Mat, Point, Rect, Scalar, Vector};
+    use opencv::core::{CV_8UC3, Mat, Point, Rect, Scalar, Vec3b, Vector};
     use opencv::imgproc;
+    use opencv::prelude::*;
 
     /// A piece of that colour and size found with that outline (its pose plays no part here).
     fn detection(color: Color, size: Size, outline_px: Vec<Point2<f64>>) -> Detection {
@@ -218,6 +260,7 @@ mod tests {
     fn kept_of(seg: &Segmentation, found: Vec<Detection>) -> Vec<Detection> {
         without_tinted_shadows(
             seg,
+            &table_camera(),
             &ColorModel::default(),
             &PieceModels::default(),
             found,
@@ -351,6 +394,82 @@ mod tests {
             2,
             "beside the small lying flat"
         );
+    }
+
+    /// [`piece_and_patch`] of a shadow's colour, with the shadow a lamp 600 mm off and 300 mm
+    /// up throws of the red large painted on the table (a third of its lightness), the lamp
+    /// beyond the large from the patch (`towards_patch`) or beyond the patch from it.
+    fn patch_and_cast_shadow(towards_patch: bool) -> (Segmentation, Vec<Detection>) {
+        let camera = table_camera();
+        let models = PieceModels::default();
+        let (_, found) = piece_and_patch([50.0, 60.0, 140.0]);
+        let (piece, patch) = (
+            found[0].table_from_piece.translation.vector,
+            found[1].table_from_piece.translation.vector,
+        );
+        let away = (piece - patch).xy().normalize() * if towards_patch { 600.0 } else { -600.0 };
+        let lamp = nalgebra::Point3::new(piece.x + away.x, piece.y + away.y, 300.0);
+        // The large as `piece_and_patch_at` stands it (its detection holds no pose).
+        let pose = Placer::default().upright(0.0, 80.0, 0.3);
+        let corners: Vec<nalgebra::Point3<f64>> = vertices_piece(&models.dims(Size::Large))
+            .iter()
+            .map(|v| pose * v)
+            .collect();
+        let shadow = crate::cast_shadow::shadow_px(&camera, &lamp, &corners).unwrap();
+        let mut frame: Mat = draw_pieces(&camera, &[(Color::Red, Size::Large, pose)]).unwrap();
+        // The table's two tones at a third of their lightness, where the shadow falls on it.
+        let table = [Vec3b::from([95, 130, 165]), Vec3b::from([105, 140, 175])];
+        crate::region::for_each_run(&shadow, |y, xa, xb| {
+            for x in xa..=xb {
+                let pixel = frame.at_2d_mut::<Vec3b>(y as i32, x as i32).unwrap();
+                if table.contains(pixel) {
+                    *pixel = Vec3b::from(pixel.0.map(|v| v / 3));
+                }
+            }
+        });
+        let mut patch = Vector::<Vector<Point>>::new();
+        patch.push(
+            found[1]
+                .outline_px
+                .iter()
+                .map(|p| Point::new(p.x as i32, p.y as i32))
+                .collect(),
+        );
+        imgproc::fill_poly_def(&mut frame, &patch, Scalar::new(50.0, 60.0, 140.0, 0.0)).unwrap();
+        (segment(&frame, &ColorModel::default()).unwrap(), found)
+    }
+
+    #[test]
+    fn a_pale_red_patch_is_a_shadow_only_where_the_light_casts_the_red_pieces_shadow() {
+        // The frame's own shadows show where the light is. With the red large's shadow over
+        // the patch, the patch is that shadow tinted; with it falling the other way, the patch
+        // lies in no red piece's shadow and is a piece (as a yellow small lying in the shade of
+        // a green large across it is, beside a yellow large in the sun).
+        let camera = table_camera();
+        let models = PieceModels::default();
+        for (towards_patch, kept) in [(true, 1), (false, 2)] {
+            let (seg, found) = patch_and_cast_shadow(towards_patch);
+            let light = light_from_shadows(&seg, &camera, |s| models.dims(s), &found, &[1], 0.85)
+                .expect("the large's shadow shows the light");
+            let share = share_in_shadow(
+                &camera,
+                &light,
+                &found[0],
+                |s| models.dims(s),
+                &found[1].outline_px,
+                (seg.width, seg.height),
+            );
+            assert_eq!(
+                share >= IN_CASTER_SHADOW_SHARE,
+                towards_patch,
+                "{share:.2} of the patch in the large's shadow"
+            );
+            assert_eq!(
+                kept_of(&seg, found).len(),
+                kept,
+                "lamp towards the patch: {towards_patch}"
+            );
+        }
     }
 
     #[test]
