@@ -56,18 +56,10 @@ fn the_samples_tower_of_three_is_one_tower() {
 /// view is still found with its colour and size.
 #[test]
 fn a_lamps_shadows_on_a_dark_table_are_not_black_pieces() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let kinds =
         |pieces: &serde_json::Value, in_view: bool| kinds_of(pieces, in_view, &["color", "size"]);
     for scene in ["scene_00", "scene_03"] {
-        let truth: serde_json::Value = serde_json::from_slice(
-            &std::fs::read(root.join(format!("sample_images/S3/{scene}.json"))).expect("truth"),
-        )
-        .expect("truth is JSON");
-        let found = common::analyzed_scene(
-            &root.join(format!("sample_images/S3/{scene}.jpg")),
-            &root.join("calibration/sample-S3.yaml"),
-        );
+        let (truth, found) = truth_and_reading("S3", scene);
         assert_eq!(
             kinds(&found["pieces"], false),
             kinds(&truth["pieces"], true),
@@ -124,15 +116,7 @@ fn a_bridge_over_two_small_posts_is_read_lying_across_them() {
 /// other way. The post is found, in the bridge's koan, and every piece in view with it.
 #[test]
 fn a_piece_in_the_shade_of_another_colour_is_not_taken_for_a_tinted_shadow() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let truth: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(root.join("sample_images/S1/scene_02.json")).expect("truth"),
-    )
-    .expect("truth is JSON");
-    let scene = common::analyzed_scene(
-        &root.join("sample_images/S1/scene_02.jpg"),
-        &root.join("calibration/sample-S1.yaml"),
-    );
+    let (truth, scene) = truth_and_reading("S1", "scene_02");
     let fields = ["color", "size"];
     assert_eq!(
         kinds_of(&scene["pieces"], false, &fields),
@@ -157,15 +141,7 @@ fn a_piece_in_the_shade_of_another_colour_is_not_taken_for_a_tinted_shadow() {
 /// and the touching pair come out as they stand, and the pieces fall into the same 10 koans.
 #[test]
 fn the_benchmarks_full_table_is_read_piece_for_piece() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let truth: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(root.join("sample_images/S2/scene_04.json")).expect("truth"),
-    )
-    .expect("truth is JSON");
-    let found = common::analyzed_scene(
-        &root.join("sample_images/S2/scene_04.jpg"),
-        &root.join("calibration/sample-S2.yaml"),
-    );
+    let (truth, found) = truth_and_reading("S2", "scene_04");
     let kinds = |pieces: &serde_json::Value, in_view: bool| {
         kinds_of(pieces, in_view, &["color", "size", "orientation"])
     };
@@ -210,6 +186,21 @@ fn the_benchmarks_full_table_is_read_piece_for_piece() {
         truth["koans"].as_array().map(Vec::len),
         "koans"
     );
+}
+
+/// A sample scene's bundled truth, and the scene document `koanscope analyze` reads from its
+/// frame with the setup's bundled calibration.
+fn truth_and_reading(setup: &str, scene: &str) -> (serde_json::Value, serde_json::Value) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_images");
+    let truth = serde_json::from_slice(
+        &std::fs::read(root.join(format!("{setup}/{scene}.json"))).expect("truth"),
+    )
+    .expect("truth is JSON");
+    let calibration = root
+        .join("../calibration")
+        .join(format!("sample-{setup}.yaml"));
+    let found = common::analyzed_scene(&root.join(format!("{setup}/{scene}.jpg")), &calibration);
+    (truth, found)
 }
 
 /// The pieces of a scene document as sorted words of the given fields (`"red" "small"`), only
