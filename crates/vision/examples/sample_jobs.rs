@@ -474,16 +474,11 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let out = PathBuf::from(args.next().unwrap_or_else(|| "sample_images".into()));
     // The samples show each setup three of the four tables; the holdouts show every table.
-    let which = args.next();
-    let holdout = matches!(
-        which.as_deref(),
-        Some("--holdout" | "--cameras" | "--tables")
-    );
-    let all_setups = match which.as_deref() {
-        Some("--holdout") => holdout_setups(),
-        Some("--cameras") => camera_setups(),
-        Some("--tables") => table_setups(),
-        _ => setups(),
+    let (all_setups, holdout) = match args.next().as_deref() {
+        Some("--holdout") => (holdout_setups(), true),
+        Some("--cameras") => (camera_setups(), true),
+        Some("--tables") => (table_setups(), true),
+        _ => (setups(), false),
     };
     let tables = tables();
     for (si, setup) in all_setups.iter().enumerate() {
