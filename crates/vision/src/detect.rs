@@ -39,6 +39,7 @@ mod hidden_base;
 mod leaning;
 mod overlapping;
 mod same_colour;
+mod steep;
 mod turned;
 mod upside_down;
 
@@ -557,6 +558,8 @@ impl Detector {
         self.stack_same_colour_tops(seg, camera, regions, &mut per_region, &mut scores, |_| true);
         // A tower of one colour whose rim does not show, read as one piece lying flat.
         self.shade_flat_towers(camera, regions, &mut per_region, &mut scores);
+        // A steep leaner read as a piece lying flat at its foot (the towers tried first).
+        self.shade_steep_leaners(camera, regions, &mut per_region, &mut scores);
         // A piece standing on one of another colour that it hides all but a rim of.
         self.raise_onto_hidden_bases(&cache, seg, camera, regions, &mut per_region, &mut scores);
         // Bridge posts read lying down, stood up under the piece that may lie across them.
