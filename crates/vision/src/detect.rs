@@ -834,10 +834,25 @@ impl Detector {
             let (tilted, tilted_score) =
                 self.explain_region_with(cache, region.clone(), camera, supports, true, bar);
             if tilted_score > bar && !self.sets_into_each_other(&tilted, &cache.solids) {
-                return (
-                    self.polish(cache, &region, camera, supports, true, false, tilted),
-                    tilted_score,
-                );
+                let tilted = self.polish(cache, &region, camera, supports, true, false, tilted);
+                // A piece it still tilts must explain the region better than a reading a table
+                // holds with none tilted, by the margin a tilted reading wins by anywhere else:
+                // under noise or blur, a lying piece's fringe reads as a small set into it, and
+                // that small leaning as a tilted reading.
+                if tilted.iter().any(|d| d.resting == Resting::Tilted) {
+                    let (apart, apart_score) =
+                        self.explain_region_apart(cache, region.clone(), camera, supports, bar);
+                    if !apart.is_empty()
+                        && apart_score > bar
+                        && tilted_score <= apart_score + self.params.tilted_margin * area
+                    {
+                        return (
+                            self.polish(cache, &region, camera, supports, true, true, apart),
+                            apart_score,
+                        );
+                    }
+                }
+                return (tilted, tilted_score);
             }
         }
         // Where no tilted reading does better, the usual one stands; but where it sets two
