@@ -840,12 +840,16 @@ impl Detector {
                 // under noise or blur, a lying piece's fringe reads as a small set into it, and
                 // that small leaning as a tilted reading.
                 if tilted.iter().any(|d| d.resting == Resting::Tilted) {
-                    let (apart, apart_score) =
-                        self.explain_region_apart(cache, region.clone(), camera, supports, bar);
-                    if !apart.is_empty()
-                        && apart_score > bar
-                        && tilted_score <= apart_score + self.params.tilted_margin * area
-                    {
+                    // Only a reading within the margin of the tilted one matters.
+                    let within = tilted_score - self.params.tilted_margin * area;
+                    let (apart, apart_score) = self.explain_region_apart(
+                        cache,
+                        region.clone(),
+                        camera,
+                        supports,
+                        within.max(bar),
+                    );
+                    if !apart.is_empty() && apart_score > bar && apart_score >= within {
                         return (
                             self.polish(cache, &region, camera, supports, true, true, apart),
                             apart_score,
