@@ -15,11 +15,12 @@ use super::*;
 const STEEP_LEANING_TILT_DEG: f64 = 30.0;
 
 impl Detector {
-    /// Reads a piece lying flat that no choice by the shading made again as a leaner of its
-    /// size, searched from [`STEEP_LEANING_TILT_DEG`] with its region's other pieces in place.
-    /// The leaner is kept where it explains the piece's pixels better than lying flat and the
-    /// region's faces then match the shading by `shaded_tilt_lead` better (one piece a region
-    /// at most). A leaner this leaves leaning on nothing is stood up later, as any other.
+    /// Reads a piece lying flat again as a leaner of its size, searched from
+    /// [`STEEP_LEANING_TILT_DEG`] with its region's other pieces in place, in each region whose
+    /// reading no choice by the shading made. The leaner is kept where it explains the piece's
+    /// pixels better than lying flat and the region's faces then match the shading by
+    /// `shaded_tilt_lead` better (one piece a region at most). A leaner this leaves leaning on
+    /// nothing is stood up later, as any other.
     pub(super) fn shade_steep_leaners(
         &self,
         camera: &Camera,
