@@ -6,7 +6,9 @@
 //! factors default to 1; with `--blur`, a softer lens's: a Gaussian blur of that sigma in pixels
 //! after the light; with `--noise`, a webcam's sensor noise of that sigma is added next; with
 //! `--jpeg`, the frame goes through JPEG at that quality last, as a webcam streaming MJPEG sends
-//! it), then `koanscope eval <out>`.
+//! it; with `--lens K1 K2`, first of all, the frame is seen through a lens of that radial
+//! distortion, the dataset's camera matrix from its `intrinsics/intrinsics.json`, and each true
+//! piece's `image_xy` moves with it), then `koanscope eval <out>`.
 
 use std::path::Path;
 
@@ -17,10 +19,21 @@ use opencv::{core, imgcodecs, imgproc};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let [_, input, output, gain, gamma, rest @ ..] = args.as_slice() else {
-        return Err("usage: relight <dataset> <out> <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA] [--jpeg QUALITY]".into());
+        return Err("usage: relight <dataset> <out> <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA] [--lens K1 K2] [--jpeg QUALITY]".into());
     };
     let (rest, jpeg) = match rest {
         [rest @ .., flag, quality] if flag == "--jpeg" => (rest, Some(quality.parse::<i32>()?)),
+        rest => (rest, None),
+    };
+    let (rest, lens) = match rest {
+        [rest @ .., flag, k1, k2] if flag == "--lens" => (
+            rest,
+            Some(Lens::of_dataset(
+                Path::new(input),
+                k1.parse()?,
+                k2.parse()?,
+            )?),
+        ),
         rest => (rest, None),
     };
     let (rest, noise) = match rest {
@@ -47,14 +60,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             px[c] = (255.0 * x.powf(gamma)).round() as u8;
         }
     }
-    let degrade = Degrade { blur, noise, jpeg };
+    let degrade = Degrade {
+        lens,
+        blur,
+        noise,
+        jpeg,
+    };
     copy_tree(Path::new(input), Path::new(output), &table, &degrade)?;
     Ok(())
 }
 
-/// What a lesser camera does to a frame after the light: a softer lens (`blur`, sigma in
-/// pixels), sensor noise (`noise`, sigma in levels) and compression (`jpeg`, its quality).
+/// What a lesser camera does to a frame after the light: a lens's distortion (`lens`), a softer
+/// lens (`blur`, sigma in pixels), sensor noise (`noise`, sigma in levels) and compression
+/// (`jpeg`, its quality).
 struct Degrade {
+    lens: Option<Lens>,
     blur: f64,
     noise: f64,
     jpeg: Option<i32>,
@@ -66,7 +86,12 @@ fn copy_tree(
     table: &Mat,
     degrade: &Degrade,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let Degrade { blur, noise, jpeg } = *degrade;
+    let Degrade {
+        ref lens,
+        blur,
+        noise,
+        jpeg,
+    } = *degrade;
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let path = entry?.path();
@@ -77,6 +102,9 @@ fn copy_tree(
             let image = imgcodecs::imread(path.to_str().ok_or("a path")?, imgcodecs::IMREAD_COLOR)?;
             let mut lit = Mat::default();
             core::lut(&image, table, &mut lit)?;
+            if let Some(lens) = lens {
+                lit = lens.distort_image(&lit)?;
+            }
             if blur > 0.0 {
                 let mut soft = Mat::default();
                 imgproc::gaussian_blur_def(&lit, &mut soft, core::Size::new(0, 0), blur)?;
@@ -101,9 +129,113 @@ fn copy_tree(
             let mut png = Vector::<u8>::new();
             imgcodecs::imencode(".png", &lit, &mut png, &Vector::new())?;
             std::fs::write(&target, png.as_slice())?;
+        } else if let Some(lens) = lens
+            && path.extension().is_some_and(|e| e == "json")
+        {
+            let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+            lens.move_image_xy(&mut doc);
+            std::fs::write(&target, serde_json::to_vec_pretty(&doc)?)?;
         } else {
             std::fs::copy(&path, &target)?;
         }
     }
     Ok(())
+}
+
+/// A lens with radial distortion (OpenCV's k1, k2) in front of the dataset's pinhole camera.
+struct Lens {
+    fx: f64,
+    fy: f64,
+    cx: f64,
+    cy: f64,
+    k1: f64,
+    k2: f64,
+}
+
+impl Lens {
+    fn of_dataset(dataset: &Path, k1: f64, k2: f64) -> Result<Lens, Box<dyn std::error::Error>> {
+        let path = dataset.join("intrinsics").join("intrinsics.json");
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+        let k = |r: usize, c: usize| {
+            doc["K"][r][c]
+                .as_f64()
+                .ok_or_else(|| format!("{}: no K[{r}][{c}]", path.display()))
+        };
+        Ok(Lens {
+            fx: k(0, 0)?,
+            fy: k(1, 1)?,
+            cx: k(0, 2)?,
+            cy: k(1, 2)?,
+            k1,
+            k2,
+        })
+    }
+
+    /// Where the lens puts the pinhole image's pixel `(u, v)`.
+    fn distort(&self, u: f64, v: f64) -> (f64, f64) {
+        let (x, y) = ((u - self.cx) / self.fx, (v - self.cy) / self.fy);
+        let r2 = x * x + y * y;
+        let radial = 1.0 + self.k1 * r2 + self.k2 * r2 * r2;
+        (
+            self.fx * x * radial + self.cx,
+            self.fy * y * radial + self.cy,
+        )
+    }
+
+    /// The pinhole image's pixel the lens puts at `(u, v)` (the inverse of [`Lens::distort`], by
+    /// fixed-point iteration).
+    fn undistort(&self, u: f64, v: f64) -> (f64, f64) {
+        let (xd, yd) = ((u - self.cx) / self.fx, (v - self.cy) / self.fy);
+        let (mut x, mut y) = (xd, yd);
+        for _ in 0..20 {
+            let r2 = x * x + y * y;
+            let radial = 1.0 + self.k1 * r2 + self.k2 * r2 * r2;
+            (x, y) = (xd / radial, yd / radial);
+        }
+        (self.fx * x + self.cx, self.fy * y + self.cy)
+    }
+
+    /// The frame as this lens shows it: each pixel sampled where the pinhole image had it (the
+    /// edges repeated where the lens sees past the pinhole frame).
+    fn distort_image(&self, pinhole: &Mat) -> Result<Mat, Box<dyn std::error::Error>> {
+        let (w, h) = (pinhole.cols(), pinhole.rows());
+        let mut map_x =
+            Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, core::Scalar::all(0.0))?;
+        let mut map_y =
+            Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, core::Scalar::all(0.0))?;
+        for row in 0..h {
+            for col in 0..w {
+                let (u, v) = self.undistort(f64::from(col), f64::from(row));
+                *map_x.at_2d_mut::<f32>(row, col)? = u as f32;
+                *map_y.at_2d_mut::<f32>(row, col)? = v as f32;
+            }
+        }
+        let mut seen = Mat::default();
+        imgproc::remap(
+            pinhole,
+            &mut seen,
+            &map_x,
+            &map_y,
+            imgproc::INTER_LINEAR,
+            core::BORDER_REPLICATE,
+            core::Scalar::all(0.0),
+        )?;
+        Ok(seen)
+    }
+
+    /// Moves each true piece's `image_xy` in a scene's truth where the lens shows it.
+    fn move_image_xy(&self, doc: &mut serde_json::Value) {
+        let Some(pieces) = doc.get_mut("pieces").and_then(|p| p.as_array_mut()) else {
+            return;
+        };
+        for piece in pieces {
+            let Some(xy) = piece.get_mut("image_xy").and_then(|xy| xy.as_array_mut()) else {
+                continue;
+            };
+            if let (Some(u), Some(v)) = (xy[0].as_f64(), xy[1].as_f64()) {
+                let (ud, vd) = self.distort(u, v);
+                *xy = vec![ud.into(), vd.into()];
+            }
+        }
+    }
 }
