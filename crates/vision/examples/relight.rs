@@ -143,14 +143,7 @@ fn copy_tree(
 }
 
 /// A lens with radial distortion (OpenCV's k1, k2) in front of the dataset's pinhole camera.
-struct Lens {
-    fx: f64,
-    fy: f64,
-    cx: f64,
-    cy: f64,
-    k1: f64,
-    k2: f64,
-}
+struct Lens(koanscope_vision::Camera);
 
 impl Lens {
     fn of_dataset(dataset: &Path, k1: f64, k2: f64) -> Result<Lens, Box<dyn std::error::Error>> {
@@ -161,66 +154,29 @@ impl Lens {
                 .as_f64()
                 .ok_or_else(|| format!("{}: no K[{r}][{c}]", path.display()))
         };
-        Ok(Lens {
-            fx: k(0, 0)?,
-            fy: k(1, 1)?,
-            cx: k(0, 2)?,
-            cy: k(1, 2)?,
-            k1,
-            k2,
-        })
+        let intrinsics = koanscope_vision::Intrinsics {
+            camera_matrix: nalgebra::Matrix3::new(
+                k(0, 0)?,
+                k(0, 1)?,
+                k(0, 2)?,
+                0.0,
+                k(1, 1)?,
+                k(1, 2)?,
+                0.0,
+                0.0,
+                1.0,
+            ),
+            distortion: [k1, k2, 0.0, 0.0, 0.0],
+            image_size: [1280, 720],
+        };
+        Ok(Lens(koanscope_vision::Camera::new(
+            intrinsics,
+            nalgebra::Isometry3::identity(),
+        )))
     }
 
-    /// Where the lens puts the pinhole image's pixel `(u, v)`.
-    fn distort(&self, u: f64, v: f64) -> (f64, f64) {
-        let (x, y) = ((u - self.cx) / self.fx, (v - self.cy) / self.fy);
-        let r2 = x * x + y * y;
-        let radial = 1.0 + self.k1 * r2 + self.k2 * r2 * r2;
-        (
-            self.fx * x * radial + self.cx,
-            self.fy * y * radial + self.cy,
-        )
-    }
-
-    /// The pinhole image's pixel the lens puts at `(u, v)` (the inverse of [`Lens::distort`], by
-    /// fixed-point iteration).
-    fn undistort(&self, u: f64, v: f64) -> (f64, f64) {
-        let (xd, yd) = ((u - self.cx) / self.fx, (v - self.cy) / self.fy);
-        let (mut x, mut y) = (xd, yd);
-        for _ in 0..20 {
-            let r2 = x * x + y * y;
-            let radial = 1.0 + self.k1 * r2 + self.k2 * r2 * r2;
-            (x, y) = (xd / radial, yd / radial);
-        }
-        (self.fx * x + self.cx, self.fy * y + self.cy)
-    }
-
-    /// The frame as this lens shows it: each pixel sampled where the pinhole image had it (the
-    /// edges repeated where the lens sees past the pinhole frame).
     fn distort_image(&self, pinhole: &Mat) -> Result<Mat, Box<dyn std::error::Error>> {
-        let (w, h) = (pinhole.cols(), pinhole.rows());
-        let mut map_x =
-            Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, core::Scalar::all(0.0))?;
-        let mut map_y =
-            Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, core::Scalar::all(0.0))?;
-        for row in 0..h {
-            for col in 0..w {
-                let (u, v) = self.undistort(f64::from(col), f64::from(row));
-                *map_x.at_2d_mut::<f32>(row, col)? = u as f32;
-                *map_y.at_2d_mut::<f32>(row, col)? = v as f32;
-            }
-        }
-        let mut seen = Mat::default();
-        imgproc::remap(
-            pinhole,
-            &mut seen,
-            &map_x,
-            &map_y,
-            imgproc::INTER_LINEAR,
-            core::BORDER_REPLICATE,
-            core::Scalar::all(0.0),
-        )?;
-        Ok(seen)
+        Ok(koanscope_vision::render::through_lens(pinhole, &self.0)?)
     }
 
     /// Moves each true piece's `image_xy` in a scene's truth where the lens shows it.
@@ -232,9 +188,11 @@ impl Lens {
             let Some(xy) = piece.get_mut("image_xy").and_then(|xy| xy.as_array_mut()) else {
                 continue;
             };
-            if let (Some(u), Some(v)) = (xy[0].as_f64(), xy[1].as_f64()) {
-                let (ud, vd) = self.distort(u, v);
-                *xy = vec![ud.into(), vd.into()];
+            if let (Some(u), Some(v)) = (xy[0].as_f64(), xy[1].as_f64())
+                && let Some(seen) =
+                    koanscope_vision::render::lens_pixel(&self.0, &nalgebra::Point2::new(u, v))
+            {
+                *xy = vec![seen.x.into(), seen.y.into()];
             }
         }
     }

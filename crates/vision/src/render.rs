@@ -297,3 +297,49 @@ pub fn with_sensor_noise(frame: &Mat, sigma: f64, seed: i32) -> Result<Mat, Visi
         .during("adding noise")?;
     Ok(noisy)
 }
+
+/// The frame `lens` (a camera with lens distortion) shows where a pinhole camera with the same
+/// matrix showed `pinhole`: each pixel sampled, bilinearly, where the ray through it met the
+/// pinhole frame (the frame's edges repeated where the lens sees past it). Rendered frames are
+/// pinhole; every webcam's lens bends them a little.
+pub fn through_lens(pinhole: &Mat, lens: &Camera) -> Result<Mat, VisionError> {
+    use opencv::core;
+    let (w, h) = (pinhole.cols(), pinhole.rows());
+    let k = &lens.intrinsics.camera_matrix;
+    let mut map_x = Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(0.0))
+        .during("making the lens map")?;
+    let mut map_y = map_x.clone();
+    for row in 0..h {
+        for col in 0..w {
+            let ray = lens.ray_camera(&Point2::new(f64::from(col), f64::from(row)));
+            let (x, y) = (ray.x / ray.z, ray.y / ray.z);
+            *map_x
+                .at_2d_mut::<f32>(row, col)
+                .during("filling the lens map")? =
+                (k[(0, 0)] * x + k[(0, 1)] * y + k[(0, 2)]) as f32;
+            *map_y
+                .at_2d_mut::<f32>(row, col)
+                .during("filling the lens map")? = (k[(1, 1)] * y + k[(1, 2)]) as f32;
+        }
+    }
+    let mut seen = Mat::default();
+    imgproc::remap(
+        pinhole,
+        &mut seen,
+        &map_x,
+        &map_y,
+        imgproc::INTER_LINEAR,
+        core::BORDER_REPLICATE,
+        Scalar::all(0.0),
+    )
+    .during("seeing the frame through the lens")?;
+    Ok(seen)
+}
+
+/// Where `lens` shows what a pinhole camera with the same matrix shows at `pinhole_px`.
+pub fn lens_pixel(lens: &Camera, pinhole_px: &Point2<f64>) -> Option<Point2<f64>> {
+    let k = &lens.intrinsics.camera_matrix;
+    let y = (pinhole_px.y - k[(1, 2)]) / k[(1, 1)];
+    let x = (pinhole_px.x - k[(0, 2)] - k[(0, 1)] * y) / k[(0, 0)];
+    lens.project_camera(&nalgebra::Point3::new(x, y, 1.0))
+}

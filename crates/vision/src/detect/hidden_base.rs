@@ -24,7 +24,9 @@ struct RaisedOnto {
 
 impl Detector {
     /// Raises upright pieces onto bases of another colour that they hide all but a rim of,
-    /// where that explains the rim's region clearly better than what it was fitted with.
+    /// where that explains the rim's region clearly better than what it was fitted with; and
+    /// likewise pieces read lying flat or tilted, stood up, where standing explains their own
+    /// region nearly as well (a tower's middle piece shows as a band that a flat piece fits).
     pub(super) fn raise_onto_hidden_bases(
         &self,
         cache: &FitCache,
@@ -40,26 +42,50 @@ impl Detector {
         let (mut is_base, mut is_top) = (vec![false; regions.len()], vec![false; regions.len()]);
         for j in 0..regions.len() {
             for k in 0..per_region[j].len() {
-                if is_top[j] || per_region[j][k].resting != Resting::Upright {
+                if is_top[j] {
                     continue;
                 }
-                let top = &per_region[j][k];
                 // Only a region with pixels around the top's foot can hold its base.
-                let around = grown(&top.outline_px, 4.0);
-                let bases: Vec<usize> = (0..regions.len())
-                    .filter(|&i| i != j && !is_base[i] && !is_top[i])
-                    .filter(|&i| regions[i].color != top.color)
-                    .filter(|&i| {
-                        let rim =
-                            covered(&regions[i], &around) - covered(&regions[i], &top.outline_px);
-                        rim >= self.params.min_region_px as f64 / 2.0
-                    })
-                    .collect();
-                if bases.is_empty() {
+                let bases_around = |outline: &[Point2<f64>]| -> Vec<usize> {
+                    let around = grown(outline, 4.0);
+                    (0..regions.len())
+                        .filter(|&i| i != j && !is_base[i] && !is_top[i])
+                        .filter(|&i| regions[i].color != regions[j].color)
+                        .filter(|&i| {
+                            let rim = covered(&regions[i], &around) - covered(&regions[i], outline);
+                            rim >= self.params.min_region_px as f64 / 2.0
+                        })
+                        .collect()
+                };
+                let piece = &per_region[j][k];
+                let standing = match piece.resting {
+                    Resting::Upright => false,
+                    // A piece read lying flat or tilted may be a tower's middle piece standing
+                    // on its base, of which only a band shows: where a region lies around it,
+                    // it is tried standing, as good as it then explains its region.
+                    Resting::Flat | Resting::Tilted => true,
+                    _ => continue,
+                };
+                let near = bases_around(&piece.outline_px);
+                if near.is_empty() {
                     continue;
                 }
                 // The top's region as it is with the other pieces fitted there in place.
                 let top_region = with_others_explained(&regions[j], &per_region[j], k);
+                let (top, top_cost, bases) = if standing {
+                    let Some((top, cost)) = self.standing_instead(camera, &top_region, piece)
+                    else {
+                        continue;
+                    };
+                    let bases = bases_around(&top.outline_px);
+                    (top, cost, bases)
+                } else {
+                    (piece.clone(), 0.0, near)
+                };
+                if bases.is_empty() {
+                    continue;
+                }
+                let top = &top;
                 let best = bases
                     .into_iter()
                     .filter_map(|i| {
@@ -70,6 +96,7 @@ impl Detector {
                             &regions[i],
                             &top_region,
                             top,
+                            top_cost,
                             (&per_region[i], scores[i]),
                         )?;
                         Some((
@@ -91,12 +118,42 @@ impl Detector {
         }
     }
 
+    /// The best upright piece of `piece`'s size in its region (`region`, the region's other
+    /// pieces in place), and how many fewer pixels it explains there than `piece`, if that is
+    /// within the margin a tilted reading must win by (a near tie).
+    fn standing_instead(
+        &self,
+        camera: &Camera,
+        region: &Region,
+        piece: &Detection,
+    ) -> Option<(Detection, f64)> {
+        let prefix = Prefix::new(region);
+        let start =
+            self.start_on_table(camera, &piece.image_xy, piece.size, Resting::Upright, 0.0)?;
+        let (score, h) = self.search_yaw(
+            &prefix,
+            camera,
+            start,
+            std::f64::consts::FRAC_PI_2,
+            12,
+            3,
+            ACROSS_TABLE,
+        )?;
+        let cost = self.explained_px(&overlap(&prefix, &piece.outline_px)) - score;
+        if cost > self.params.tilted_margin * region.target_px() {
+            return None;
+        }
+        let standing = self.detection(region.color, camera, &h, piece.confidence)?;
+        Some((standing, cost.max(0.0)))
+    }
+
     /// The best base in `base_region` under `top` (fitted standing on the table, in
     /// `top_region`), with the top raised onto it, if the base region's reading and the top's
     /// gain together beat the region's `previous` reading clearly (by the stacking margin), both
     /// weighed by what the frame shows where their pieces overlap the top (see
     /// [`depth_order_evidence`]) and the outline alone falling short by at most that margin;
-    /// `None` where no base would show enough of itself.
+    /// `None` where no base would show enough of itself. The top's gain is counted less
+    /// `top_cost`, what its region lost when it was stood up (0 for a piece read upright).
     #[allow(clippy::too_many_arguments)]
     fn hidden_base_under(
         &self,
@@ -106,6 +163,7 @@ impl Detector {
         base_region: &Region,
         top_region: &Region,
         top: &Detection,
+        top_cost: f64,
         (previous_reading, previous): (&[Detection], f64),
     ) -> Option<RaisedOnto> {
         // Where the two readings' pieces overlap the top in view, the frame shows which is in
@@ -176,7 +234,8 @@ impl Detector {
         let raised_h = top_on(&base_h);
         let raised = self.detection(top.color, camera, &raised_h, top.confidence)?;
         let top_gain = self.score(&top_prefix, camera, &raised_h).0
-            - self.explained_px(&overlap(&top_prefix, &top.outline_px));
+            - self.explained_px(&overlap(&top_prefix, &top.outline_px))
+            - top_cost;
         // The rest of the region hides behind the top as any piece would: only the base is
         // claimed to sit under it, and only its depth order against the top is weighed.
         let base_alone = base_score - self.params.min_region_px as f64;
