@@ -72,15 +72,15 @@ impl Detector {
                 }
                 // The top's region as it is with the other pieces fitted there in place.
                 let top_region = with_others_explained(&regions[j], &per_region[j], k);
-                let (top, top_cost, bases) = if standing {
+                let (top, stood_up, bases) = if standing {
                     let Some((top, cost)) = self.standing_instead(camera, &top_region, piece)
                     else {
                         continue;
                     };
                     let bases = bases_around(&top.outline_px);
-                    (top, cost, bases)
+                    (top, Some(cost), bases)
                 } else {
-                    (piece.clone(), 0.0, near)
+                    (piece.clone(), None, near)
                 };
                 if bases.is_empty() {
                     continue;
@@ -96,7 +96,7 @@ impl Detector {
                             &regions[i],
                             &top_region,
                             top,
-                            top_cost,
+                            stood_up,
                             (&per_region[i], scores[i]),
                         )?;
                         Some((
@@ -152,8 +152,9 @@ impl Detector {
     /// gain together beat the region's `previous` reading clearly (by the stacking margin), both
     /// weighed by what the frame shows where their pieces overlap the top (see
     /// [`depth_order_evidence`]) and the outline alone falling short by at most that margin;
-    /// `None` where no base would show enough of itself. The top's gain is counted less
-    /// `top_cost`, what its region lost when it was stood up (0 for a piece read upright).
+    /// `None` where no base would show enough of itself. A top `stood_up` from a piece read
+    /// lying (see [`Detector::standing_instead`]) has its gain counted less what its region
+    /// lost so, takes the base's yaw, and hides of the base only what it hides raised.
     #[allow(clippy::too_many_arguments)]
     fn hidden_base_under(
         &self,
@@ -163,7 +164,7 @@ impl Detector {
         base_region: &Region,
         top_region: &Region,
         top: &Detection,
-        top_cost: f64,
+        stood_up: Option<f64>,
         (previous_reading, previous): (&[Detection], f64),
     ) -> Option<RaisedOnto> {
         // Where the two readings' pieces overlap the top in view, the frame shows which is in
@@ -189,10 +190,18 @@ impl Detector {
         let top_dims = self.dims(top.size);
         let seat_depth = cavity_apex_piece(&top_dims, self.pieces.wall_mm).z;
         let top_yaw = top.table_from_piece.rotation.euler_angles().2;
-        // The top keeps its own yaw: only its height was unknown.
-        let top_on = |base: &Hypothesis| Hypothesis {
-            yaw: top_yaw,
-            ..self.stacked_on(base, top.size)
+        // A top read upright keeps its own yaw: only its height was unknown. One stood up from
+        // a band has no yaw of its own worth keeping, and stacked pieces settle with their
+        // faces in line.
+        let top_on = |base: &Hypothesis| {
+            if stood_up.is_some() {
+                self.stacked_on(base, top.size)
+            } else {
+                Hypothesis {
+                    yaw: top_yaw,
+                    ..self.stacked_on(base, top.size)
+                }
+            }
         };
         let joint = |base: &Hypothesis| {
             self.score(&free_prefix, camera, base).0
@@ -223,9 +232,25 @@ impl Detector {
             first_step_mm: FINE_FROM_MM / 2.0,
             tilt: false,
         };
+        // Standing on the table, a top stood up from a band reaches down over the base's
+        // pixels; raised onto the base it hides only what it hides there.
+        let free_raised;
+        let free_prefix = if stood_up.is_some() {
+            let (_, raised_outline) = self.outline(camera, &top_on(&coarse))?;
+            let mut free = base_region.clone();
+            hidden_by(&mut free, &raised_outline);
+            free_raised = Prefix::new(&free);
+            &free_raised
+        } else {
+            &free_prefix
+        };
+        let joint = |base: &Hypothesis| {
+            self.score(free_prefix, camera, base).0
+                + self.score(&top_prefix, camera, &top_on(base)).0
+        };
         let (_, base_h, _) = pattern_search(coarse, fine, FINEST_STEP_MM, joint);
         // The base must show enough of itself, and little of it on the table.
-        let (base_score, o) = self.score(&free_prefix, camera, &base_h);
+        let (base_score, o) = self.score(free_prefix, camera, &base_h);
         let fit = Fit::of(&o);
         if fit.precision < self.params.min_precision || o.on < self.params.min_region_px as f64 {
             return None;
@@ -235,7 +260,7 @@ impl Detector {
         let raised = self.detection(top.color, camera, &raised_h, top.confidence)?;
         let top_gain = self.score(&top_prefix, camera, &raised_h).0
             - self.explained_px(&overlap(&top_prefix, &top.outline_px))
-            - top_cost;
+            - stood_up.unwrap_or(0.0);
         // The rest of the region hides behind the top as any piece would: only the base is
         // claimed to sit under it, and only its depth order against the top is weighed.
         let base_alone = base_score - self.params.min_region_px as f64;
@@ -556,5 +581,112 @@ mod tests {
     #[test]
     fn posts_that_reach_their_bridge_stay_as_they_are() {
         assert!(!bridge_with_a_short_post(Size::Medium));
+    }
+    /// A tower's middle piece shows as a band between its base and the piece on it, and a
+    /// piece lying flat fits such a band; its base, half hidden, may then be read lying flat
+    /// too. Read so, with the base read right or lying flat, the band is stood up on a base
+    /// fitted under it; a medium lying flat against a large's foot stays flat.
+    #[test]
+    fn a_middle_piece_read_lying_flat_is_stood_on_the_base_its_band_lies_on() {
+        let camera = table_camera();
+        let detector = Detector::new(crate::ColorModel::default());
+        let base = Hypothesis {
+            size: Size::Large,
+            resting: Resting::Upright,
+            x: 60.0,
+            y: 80.0,
+            yaw: 0.4,
+            tilt: 0.0,
+            lift: 0.0,
+        };
+        let middle = detector.stacked_on(&base, Size::Medium);
+        let top = detector.stacked_on(&middle, Size::Small);
+        // The pass's reading of each piece (colour, size, resting), the yellow region read as a
+        // medium lying flat and the green one as a large lying flat, the others as the first
+        // pass reads them.
+        let read = |pieces: &[(Color, Size, Isometry3<f64>)], green_flat: bool| {
+            let frame = crate::render::draw_pieces(&camera, pieces).expect("drawn");
+            let seg = crate::segment::segment(&frame, &detector.colors).expect("segmented");
+            let regions = regions(&seg, &detector.params, 40).expect("regions");
+            let cache = FitCache::default();
+            let (mut per_region, mut scores): (Vec<Vec<Detection>>, Vec<f64>) = regions
+                .iter()
+                .map(|region| {
+                    let size = match region.color {
+                        Color::Yellow => Size::Medium,
+                        Color::Green if green_flat => Size::Large,
+                        _ => return detector.explain_region(&cache, region.clone(), &camera, &[]),
+                    };
+                    let prefix = Prefix::new(region);
+                    let centre = region.target_centre().expect("pixels");
+                    let tilt = flat_tilt(&detector.dims(size));
+                    let start = detector
+                        .start_on_table(&camera, &centre, size, Resting::Flat, tilt)
+                        .expect("in view");
+                    let (score, flat) = detector
+                        .search_yaw(
+                            &prefix,
+                            &camera,
+                            start,
+                            std::f64::consts::TAU,
+                            24,
+                            3,
+                            ACROSS_TABLE,
+                        )
+                        .expect("fitted");
+                    let lying = detector
+                        .detection(region.color, &camera, &flat, 1.0)
+                        .expect("in view");
+                    (vec![lying], score - detector.params.min_region_px as f64)
+                })
+                .unzip();
+            detector.raise_onto_hidden_bases(
+                &cache,
+                &seg,
+                &camera,
+                &regions,
+                &mut per_region,
+                &mut scores,
+            );
+            let mut found: Vec<_> = per_region
+                .iter()
+                .flatten()
+                .map(|d| (d.color, d.size, d.resting))
+                .collect();
+            found.sort_by_key(|&(c, s, _)| (c as u8, s as u8));
+            found
+        };
+        let drawn = [
+            (Color::Green, Size::Large, detector.pose(&base)),
+            (Color::Yellow, Size::Medium, detector.pose(&middle)),
+            (Color::Red, Size::Small, detector.pose(&top)),
+        ];
+        for green_flat in [false, true] {
+            let tower = read(&drawn, green_flat);
+            assert!(
+                tower.contains(&(Color::Yellow, Size::Medium, Resting::Stacked))
+                    && tower.contains(&(Color::Green, Size::Large, Resting::Upright)),
+                "green read flat {green_flat}: {tower:?}"
+            );
+        }
+        // A medium that does lie flat against the large's foot stays flat.
+        let lying = Hypothesis {
+            size: Size::Medium,
+            resting: Resting::Flat,
+            y: 104.0,
+            tilt: flat_tilt(&detector.dims(Size::Medium)),
+            ..base
+        };
+        let beside = read(
+            &[
+                (Color::Green, Size::Large, detector.pose(&base)),
+                (Color::Yellow, Size::Medium, detector.pose(&lying)),
+            ],
+            false,
+        );
+        assert!(
+            beside.contains(&(Color::Yellow, Size::Medium, Resting::Flat)),
+            "{beside:?}"
+        );
     }
 }
