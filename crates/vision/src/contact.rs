@@ -187,7 +187,9 @@ pub fn seat_among<K>(
 /// a millimetre or two off the axis (its tip then pokes through a wall instead of sitting in the
 /// cavity, and no tower is seen). `stacked[i]` says piece `i` was fitted so; the piece under it is
 /// the one whose tip is within [`SEATED_WITHIN_MM`] of its cavity's apex. Lower pieces are seated
-/// first. Returns, per piece, the piece it was seated on.
+/// first, and a tip holds one piece: seen from nearly overhead, a tower's top can be fitted with
+/// its cavity nearer the base's tip, which the middle piece already sits on, than the middle
+/// piece's. Returns, per piece, the piece it was seated on.
 pub fn seat_stacked(
     pieces: &mut [Piece],
     stacked: &[bool],
@@ -205,8 +207,9 @@ pub fn seat_stacked(
     for i in order {
         let seat = cavity_apex(&pieces[i]);
         let seat_table = pieces[i].table_from_piece * seat;
+        // A tip holds one piece: one a lower piece was seated on is taken.
         let tips = (0..pieces.len())
-            .filter(|&j| j != i)
+            .filter(|&j| j != i && !seated_on.contains(&Some(j)))
             .map(|j| (j, tip(&pieces[j])));
         if let Some(j) = seat_among(&seat_table, tips) {
             // The piece stands on the lower one's axis, turned as it is, as high as the geometry

@@ -194,19 +194,24 @@ fn a_tower_of_three_colours_seen_from_overhead_is_one_tower() {
         table_camera().intrinsics.clone(),
         koanscope_vision::isometry_from_rvec_tvec([2.722, 1.127, -0.118], [-116.7, -24.2, 577.6]),
     );
-    let wrong: Vec<String> = [(40.0, 60.0, 0.0), (-20.0, 120.0, 0.5), (120.0, 20.0, 1.1)]
-        .into_iter()
-        .filter_map(|at| {
-            tower_of_three_seen_by(
-                &overhead,
-                [Color::Green, Color::Yellow, Color::Red],
-                at,
-                &[],
-            )
+    let green_yellow_red = [Color::Green, Color::Yellow, Color::Red];
+    let wrong: Vec<String> = [
+        (green_yellow_red, (40.0, 60.0, 0.0)),
+        (green_yellow_red, (-20.0, 120.0, 0.5)),
+        (green_yellow_red, (120.0, 20.0, 1.1)),
+        // The top was seated on the base's tip, which the middle piece already sat on.
+        (
+            [Color::Blue, Color::Yellow, Color::Green],
+            (100.0, 100.0, 0.8),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(colors, at)| {
+        tower_of_three_seen_by(&overhead, colors, at, &[])
             .err()
-            .map(|e| format!("at {at:?}: {e}"))
-        })
-        .collect();
+            .map(|e| format!("{colors:?} at {at:?}: {e}"))
+    })
+    .collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
