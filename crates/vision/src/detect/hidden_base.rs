@@ -582,6 +582,7 @@ mod tests {
     fn posts_that_reach_their_bridge_stay_as_they_are() {
         assert!(!bridge_with_a_short_post(Size::Medium));
     }
+
     /// A tower's middle piece shows as a band between its base and the piece on it, and a
     /// piece lying flat fits such a band; its base, half hidden, may then be read lying flat
     /// too. Read so, with the base read right or lying flat, the band is stood up on a base
