@@ -2,13 +2,14 @@
 //! measure how the pipeline holds up where no such light was rendered: every image's channels
 //! scaled (a dimmer or brighter lamp, a colour cast) and put through a gamma, the truth copied
 //! as it is. `cargo run --release -p koanscope-vision --example relight -- <dataset> <out>
-//! <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA] [--jpeg QUALITY]` (the channel
-//! factors default to 1; with `--blur`, a softer lens's: a Gaussian blur of that sigma in pixels
-//! after the light; with `--noise`, a webcam's sensor noise of that sigma is added next; with
-//! `--jpeg`, the frame goes through JPEG at that quality last, as a webcam streaming MJPEG sends
-//! it; with `--lens K1 K2`, first of all, the frame is seen through a lens of that radial
-//! distortion, the dataset's camera matrix from its `intrinsics/intrinsics.json`, and each true
-//! piece's `image_xy` moves with it), then `koanscope eval <out>`.
+//! <gain> <gamma> [blue green red] [--blur SIGMA] [--noise SIGMA] [--lens K1 K2] [--jpeg
+//! QUALITY]` (the options in that order; the channel factors default to 1; with `--lens`, the
+//! frame is seen through a lens of that radial distortion right after the light, the dataset's
+//! camera matrix from its `intrinsics/intrinsics.json`, and each true piece's `image_xy` moves
+//! with it; with `--blur`, a softer lens's: a Gaussian blur of that sigma in pixels next; with
+//! `--noise`, a webcam's sensor noise of that sigma is added next; with `--jpeg`, the frame
+//! goes through JPEG at that quality last, as a webcam streaming MJPEG sends it), then
+//! `koanscope eval <out>`.
 
 use std::path::Path;
 
