@@ -829,8 +829,22 @@ impl Detector {
         // way to a tilted reading that does not and explains the region nearly as well (by the
         // margin the other way round).
         let usual_set_into = self.sets_into_each_other(&usual, &cache.solids);
+        // Nearly as well: within the margin of the usual reading.
+        let bar = usual_score - self.params.tilted_margin * area;
+        // The best usual reading that sets no two pieces into each other, searched for what
+        // could score above `from` and kept where `keep` takes its score, its pieces then
+        // fitted again, tilted too, without setting any into another.
+        let apart_reading = |from: f64, keep: &dyn Fn(f64) -> bool| {
+            let (apart, apart_score) =
+                self.explain_region_apart(cache, region.clone(), camera, supports, from);
+            (!apart.is_empty() && keep(apart_score)).then(|| {
+                (
+                    self.polish(cache, &region, camera, supports, true, true, apart),
+                    apart_score,
+                )
+            })
+        };
         if usual_set_into {
-            let bar = usual_score - self.params.tilted_margin * area;
             let (tilted, tilted_score) =
                 self.explain_region_with(cache, region.clone(), camera, supports, true, bar);
             if tilted_score > bar && !self.sets_into_each_other(&tilted, &cache.solids) {
@@ -842,18 +856,10 @@ impl Detector {
                 if tilted.iter().any(|d| d.resting == Resting::Tilted) {
                     // Only a reading within the margin of the tilted one matters.
                     let within = tilted_score - self.params.tilted_margin * area;
-                    let (apart, apart_score) = self.explain_region_apart(
-                        cache,
-                        region.clone(),
-                        camera,
-                        supports,
-                        within.max(bar),
-                    );
-                    if !apart.is_empty() && apart_score > bar && apart_score >= within {
-                        return (
-                            self.polish(cache, &region, camera, supports, true, true, apart),
-                            apart_score,
-                        );
+                    if let Some(apart) =
+                        apart_reading(within.max(bar), &|score| score > bar && score >= within)
+                    {
+                        return apart;
                     }
                 }
                 return (tilted, tilted_score);
@@ -861,20 +867,12 @@ impl Detector {
         }
         // Where no tilted reading does better, the usual one stands; but where it sets two
         // pieces into each other, it gives way to the best usual reading that does not and
-        // explains the region nearly as well (by the margin the other way round), its pieces
-        // then fitted again, tilted too, without setting any into another: in a pile, a large
-        // lying on its side across a small reads best as an upright large with a medium in it.
+        // explains the region nearly as well (by the margin the other way round): in a pile, a
+        // large lying on its side across a small reads best as an upright large with a medium
+        // in it.
         let usual_or_apart = |usual: Vec<Detection>| {
-            if usual_set_into {
-                let bar = usual_score - self.params.tilted_margin * area;
-                let (apart, apart_score) =
-                    self.explain_region_apart(cache, region.clone(), camera, supports, bar);
-                if apart_score > bar && !apart.is_empty() {
-                    return (
-                        self.polish(cache, &region, camera, supports, true, true, apart),
-                        apart_score,
-                    );
-                }
+            if usual_set_into && let Some(apart) = apart_reading(bar, &|score| score > bar) {
+                return apart;
             }
             (
                 self.polish(cache, &region, camera, supports, false, false, usual),
