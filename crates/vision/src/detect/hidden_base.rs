@@ -203,10 +203,11 @@ impl Detector {
                 }
             }
         };
-        let joint = |base: &Hypothesis| {
-            self.score(&free_prefix, camera, base).0
-                + self.score(&top_prefix, camera, &top_on(base)).0
+        // The base's score on `free`, the top raised onto it its score on its own region.
+        let joint_on = |free: &Prefix, base: &Hypothesis| {
+            self.score(free, camera, base).0 + self.score(&top_prefix, camera, &top_on(base)).0
         };
+        let joint = |base: &Hypothesis| joint_on(&free_prefix, base);
         let nudge = Freedom {
             first_step_mm: 2.0,
             tilt: false,
@@ -234,23 +235,20 @@ impl Detector {
         };
         // Standing on the table, a top stood up from a band reaches down over the base's
         // pixels; raised onto the base it hides only what it hides there.
-        let free_raised;
-        let free_prefix = if stood_up.is_some() {
+        let raised_free;
+        let fine_free = if stood_up.is_some() {
             let (_, raised_outline) = self.outline(camera, &top_on(&coarse))?;
             let mut free = base_region.clone();
             hidden_by(&mut free, &raised_outline);
-            free_raised = Prefix::new(&free);
-            &free_raised
+            raised_free = Prefix::new(&free);
+            &raised_free
         } else {
             &free_prefix
         };
-        let joint = |base: &Hypothesis| {
-            self.score(free_prefix, camera, base).0
-                + self.score(&top_prefix, camera, &top_on(base)).0
-        };
-        let (_, base_h, _) = pattern_search(coarse, fine, FINEST_STEP_MM, joint);
+        let (_, base_h, _) =
+            pattern_search(coarse, fine, FINEST_STEP_MM, |h| joint_on(fine_free, h));
         // The base must show enough of itself, and little of it on the table.
-        let (base_score, o) = self.score(free_prefix, camera, &base_h);
+        let (base_score, o) = self.score(fine_free, camera, &base_h);
         let fit = Fit::of(&o);
         if fit.precision < self.params.min_precision || o.on < self.params.min_region_px as f64 {
             return None;
