@@ -33,6 +33,13 @@ impl Camera {
         }
     }
 
+    /// The same camera with another lens: `distortion` (OpenCV's k1 k2 p1 p2 k3) for its own.
+    pub fn with_distortion(&self, distortion: [f64; 5]) -> Camera {
+        let mut intrinsics = self.intrinsics.clone();
+        intrinsics.distortion = distortion;
+        Camera::new(intrinsics, self.camera_from_table)
+    }
+
     /// The table's pose in the camera frame.
     pub fn camera_from_table(&self) -> &Isometry3<f64> {
         &self.camera_from_table

@@ -7,8 +7,9 @@ mod common;
 
 use koanscope_geometry::Engine;
 use koanscope_scene::Scene;
-use koanscope_vision::render::with_sensor_noise;
-use koanscope_vision::{ColorModel, Detector, analyze, image::read_bgr};
+use koanscope_vision::render::{through_lens, with_sensor_noise};
+use koanscope_vision::{Camera, ColorModel, Detector, analyze, image::read_bgr};
+use opencv::core::Mat;
 
 /// The pieces of a scene as sorted "colour size orientation" words.
 fn found(scene: &Scene) -> Vec<String> {
@@ -38,6 +39,24 @@ fn in_view(truth: &serde_json::Value) -> Vec<String> {
         .collect();
     kinds.sort();
     kinds
+}
+
+/// A dev scene (`setup`, `scene`) as a lesser camera sees it, read as `koanscope analyze` would:
+/// the camera is `camera` made from the setup's true (pinhole) camera, the frame `seen` made
+/// from the rendered one with that camera. `None` without the dev dataset.
+fn dev_scene_seen(
+    setup: &str,
+    scene: &str,
+    camera: impl FnOnce(Camera) -> Camera,
+    seen: impl FnOnce(&Mat, &Camera) -> Mat,
+) -> Option<Scene> {
+    let setup = common::dataset()?.join(setup);
+    let path = setup.join(scene);
+    let camera = camera(common::truth_camera(&setup));
+    let frame = seen(&read_bgr(&path).expect("readable"), &camera);
+    let (detector, engine) = (Detector::new(ColorModel::default()), Engine::default());
+    let analysis = analyze(&frame, &path, &camera, &detector, &engine).expect("analysed");
+    Some(analysis.scene)
 }
 
 /// S2 scene 4 (17 pieces, 16 in view) given six draws of noise of sigma 3: with the noisy
@@ -77,19 +96,19 @@ fn a_noisy_webcam_frame_of_the_full_table_is_read_piece_for_piece() {
 #[test]
 fn a_lying_piece_through_a_soft_lens_is_not_read_with_a_small_leaning_in_it() {
     use opencv::{core, imgproc};
-    let Some(dataset) = common::dataset() else {
+    let Some(scene) = dev_scene_seen(
+        "D3",
+        "scene_05.jpg",
+        |pinhole| pinhole,
+        |frame, _| {
+            let mut soft = core::Mat::default();
+            imgproc::gaussian_blur_def(frame, &mut soft, core::Size::new(0, 0), 1.0)
+                .expect("blurred");
+            soft
+        },
+    ) else {
         return;
     };
-    let setup = dataset.join("D3");
-    let path = setup.join("scene_05.jpg");
-    let image = read_bgr(&path).expect("readable");
-    let mut soft = core::Mat::default();
-    imgproc::gaussian_blur_def(&image, &mut soft, core::Size::new(0, 0), 1.0).expect("blurred");
-    let (detector, engine) = (Detector::new(ColorModel::default()), Engine::default());
-    let camera = common::truth_camera(&setup);
-    let scene = analyze(&soft, &path, &camera, &detector, &engine)
-        .expect("analysed")
-        .scene;
     // The truth's yellow medium, lying flat with its centroid at (356.7, 377.1) in the image.
     let near = |p: &&koanscope_scene::Piece| {
         let [x, y] = p.image_xy.expect("seen");
@@ -115,21 +134,14 @@ fn a_lying_piece_through_a_soft_lens_is_not_read_with_a_small_leaning_in_it() {
 /// dataset; skipped without it.)
 #[test]
 fn a_tower_of_three_through_a_webcam_lens_is_one_tower() {
-    let Some(dataset) = common::dataset() else {
+    let Some(scene) = dev_scene_seen(
+        "D3",
+        "scene_08.jpg",
+        |pinhole| pinhole.with_distortion([-0.12, 0.02, 0.0, 0.0, 0.0]),
+        |frame, lens| through_lens(frame, lens).expect("seen through the lens"),
+    ) else {
         return;
     };
-    let setup = dataset.join("D3");
-    let path = setup.join("scene_08.jpg");
-    let pinhole = common::truth_camera(&setup);
-    let mut intrinsics = pinhole.intrinsics.clone();
-    intrinsics.distortion = [-0.12, 0.02, 0.0, 0.0, 0.0];
-    let lens = koanscope_vision::Camera::new(intrinsics, *pinhole.camera_from_table());
-    let frame = koanscope_vision::render::through_lens(&read_bgr(&path).expect("readable"), &lens)
-        .expect("seen through the lens");
-    let (detector, engine) = (Detector::new(ColorModel::default()), Engine::default());
-    let scene = analyze(&frame, &path, &lens, &detector, &engine)
-        .expect("analysed")
-        .scene;
     let towers: Vec<Vec<String>> = scene
         .koans
         .iter()

@@ -692,9 +692,7 @@ fn a_piece_upside_down_seen_from_above_is_read_so_where_its_open_base_shows() {
 #[test]
 fn pieces_seen_through_a_distorting_lens_are_found_where_they_are() {
     let pinhole = table_camera();
-    let mut intrinsics = pinhole.intrinsics.clone();
-    intrinsics.distortion = [-0.12, 0.02, 0.0, 0.0, 0.0];
-    let lens = Camera::new(intrinsics, *pinhole.camera_from_table());
+    let lens = pinhole.with_distortion([-0.12, 0.02, 0.0, 0.0, 0.0]);
     let pieces = koanscope_vision::render::bench_pieces();
     let frame = draw_pieces(&lens, &pieces).expect("drawn");
     let worst_base_error = |camera: &Camera| {
