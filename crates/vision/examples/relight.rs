@@ -155,6 +155,12 @@ impl Lens {
                 .as_f64()
                 .ok_or_else(|| format!("{}: no K[{r}][{c}]", path.display()))
         };
+        let size = |i: usize| {
+            doc["image_size"][i]
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| format!("{}: no image_size[{i}]", path.display()))
+        };
         let intrinsics = koanscope_vision::Intrinsics {
             camera_matrix: nalgebra::Matrix3::new(
                 k(0, 0)?,
@@ -168,7 +174,7 @@ impl Lens {
                 1.0,
             ),
             distortion: [k1, k2, 0.0, 0.0, 0.0],
-            image_size: [1280, 720],
+            image_size: [size(0)?, size(1)?],
         };
         Ok(Lens(koanscope_vision::Camera::new(
             intrinsics,
