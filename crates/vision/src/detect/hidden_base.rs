@@ -72,8 +72,10 @@ impl Detector {
                 }
                 // The top's region as it is with the other pieces fitted there in place.
                 let top_region = with_others_explained(&regions[j], &per_region[j], k);
+                let top_prefix = Prefix::new(&top_region);
                 let (top, stood_up, bases) = if standing {
-                    let Some((top, cost)) = self.standing_instead(camera, &top_region, piece)
+                    let Some((top, cost)) =
+                        self.standing_instead(camera, &top_region, &top_prefix, piece)
                     else {
                         continue;
                     };
@@ -94,7 +96,7 @@ impl Detector {
                             seg,
                             camera,
                             &regions[i],
-                            &top_region,
+                            &top_prefix,
                             top,
                             stood_up,
                             (&per_region[i], scores[i]),
@@ -119,19 +121,19 @@ impl Detector {
     }
 
     /// The best upright piece of `piece`'s size in its region (`region`, the region's other
-    /// pieces in place), and how many fewer pixels it explains there than `piece`, if that is
+    /// pieces in place, and its sums `prefix`), and how many fewer pixels it explains there than `piece`, if that is
     /// within the margin a tilted reading must win by (a near tie).
     fn standing_instead(
         &self,
         camera: &Camera,
         region: &Region,
+        prefix: &Prefix,
         piece: &Detection,
     ) -> Option<(Detection, f64)> {
-        let prefix = Prefix::new(region);
         let start =
             self.start_on_table(camera, &piece.image_xy, piece.size, Resting::Upright, 0.0)?;
         let (score, h) = self.search_yaw(
-            &prefix,
+            prefix,
             camera,
             start,
             std::f64::consts::FRAC_PI_2,
@@ -139,7 +141,7 @@ impl Detector {
             3,
             ACROSS_TABLE,
         )?;
-        let cost = self.explained_px(&overlap(&prefix, &piece.outline_px)) - score;
+        let cost = self.explained_px(&overlap(prefix, &piece.outline_px)) - score;
         if cost > self.params.tilted_margin * region.target_px() {
             return None;
         }
@@ -147,8 +149,8 @@ impl Detector {
         Some((standing, cost.max(0.0)))
     }
 
-    /// The best base in `base_region` under `top` (fitted standing on the table, in
-    /// `top_region`), with the top raised onto it, if the base region's reading and the top's
+    /// The best base in `base_region` under `top` (fitted standing on the table, in the region
+    /// whose sums are `top_prefix`), with the top raised onto it, if the base region's reading and the top's
     /// gain together beat the region's `previous` reading clearly (by the stacking margin), both
     /// weighed by what the frame shows where their pieces overlap the top (see
     /// [`depth_order_evidence`]) and the outline alone falling short by at most that margin;
@@ -162,7 +164,7 @@ impl Detector {
         seg: &Segmentation,
         camera: &Camera,
         base_region: &Region,
-        top_region: &Region,
+        top_prefix: &Prefix,
         top: &Detection,
         stood_up: Option<f64>,
         (previous_reading, previous): (&[Detection], f64),
@@ -186,7 +188,6 @@ impl Detector {
         let mut free = base_region.clone();
         hidden_by(&mut free, &top.outline_px);
         let free_prefix = Prefix::new(&free);
-        let top_prefix = Prefix::new(top_region);
         let top_dims = self.dims(top.size);
         let seat_depth = cavity_apex_piece(&top_dims, self.pieces.wall_mm).z;
         let top_yaw = top.table_from_piece.rotation.euler_angles().2;
@@ -205,7 +206,7 @@ impl Detector {
         };
         // The base's score on `free`, the top raised onto it its score on its own region.
         let joint_on = |free: &Prefix, base: &Hypothesis| {
-            self.score(free, camera, base).0 + self.score(&top_prefix, camera, &top_on(base)).0
+            self.score(free, camera, base).0 + self.score(top_prefix, camera, &top_on(base)).0
         };
         let joint = |base: &Hypothesis| joint_on(&free_prefix, base);
         let nudge = Freedom {
@@ -256,8 +257,8 @@ impl Detector {
         let mut base = self.detection(free.color, camera, &base_h, fit.precision)?;
         let raised_h = top_on(&base_h);
         let raised = self.detection(top.color, camera, &raised_h, top.confidence)?;
-        let top_gain = self.score(&top_prefix, camera, &raised_h).0
-            - self.explained_px(&overlap(&top_prefix, &top.outline_px))
+        let top_gain = self.score(top_prefix, camera, &raised_h).0
+            - self.explained_px(&overlap(top_prefix, &top.outline_px))
             - stood_up.unwrap_or(0.0);
         // The rest of the region hides behind the top as any piece would: only the base is
         // claimed to sit under it, and only its depth order against the top is weighed.
