@@ -889,10 +889,12 @@ impl Detector {
         // unless the usual reading's faces leave it no room to lead by.
         let best_possible = area - self.params.min_region_px as f64;
         let outline_cannot_tell = usual_score + self.params.tilted_margin * area >= best_possible;
-        let shading_cannot_tell = || {
-            self.shading_of(&region, camera, &usual)
-                .is_none_or(|shading| shading + self.params.shaded_tilt_lead > 1.0)
-        };
+        // The usual reading's shading, asked for at most twice below, worked out once.
+        let usual_shading = std::cell::OnceCell::new();
+        let usual_shading =
+            || *usual_shading.get_or_init(|| self.shading_of(&region, camera, &usual));
+        let shading_cannot_tell =
+            || usual_shading().is_none_or(|shading| shading + self.params.shaded_tilt_lead > 1.0);
         if (outline_cannot_tell && (!shading_may_tell || shading_cannot_tell()))
             || self.stands_to_the_rim(cache, &region, &usual)
         {
@@ -911,10 +913,9 @@ impl Detector {
             },
         );
         let shaded_choice = || {
-            let (Some(shading), Some(instead_shading)) = (
-                self.shading_of(&region, camera, &tilted),
-                self.shading_of(&region, camera, &usual),
-            ) else {
+            let (Some(shading), Some(instead_shading)) =
+                (self.shading_of(&region, camera, &tilted), usual_shading())
+            else {
                 return None;
             };
             (shading >= instead_shading + self.params.shaded_tilt_lead).then_some(ShadedChoice {
