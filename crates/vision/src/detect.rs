@@ -1472,7 +1472,7 @@ fn relearn_where(
 }
 
 /// Area of a simple polygon, square pixels.
-fn polygon_area(polygon: &[Point2<f64>]) -> f64 {
+pub(crate) fn polygon_area(polygon: &[Point2<f64>]) -> f64 {
     let n = polygon.len();
     (0..n)
         .map(|i| {
