@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use koanscope_geometry::{Engine, PyramidDims, may_hide};
-use koanscope_scene::{JudgmentCall, KoanId, Piece, PieceId, Scene};
+use koanscope_scene::{JudgmentCall, Koan, KoanId, Piece, PieceId, Scene};
 use nalgebra::{Isometry3, Translation3, Vector3};
 use opencv::core::{self, Mat, Point, Scalar, Vector};
 use opencv::imgproc;
@@ -452,6 +452,22 @@ fn note_tipped(scene: &mut Scene, tipped: &[Option<Tipped>]) {
     }
 }
 
+/// Whether two pieces of a koan share space by design: one wholly in the other's cavity, or both
+/// in one tower or nest (two up a tower, the top's solid reaches into the bottom's through the
+/// middle's cavity).
+fn share_space_by_design(koan: &Koan, a: PieceId, b: PieceId) -> bool {
+    koan.relations_detail.as_ref().is_some_and(|detail| {
+        detail.inserted.iter().any(|r| {
+            (r.fully_inserted || r.entirely_inside)
+                && ((r.inner, r.outer) == (a, b) || (r.inner, r.outer) == (b, a))
+        })
+    }) || koan
+        .towers
+        .iter()
+        .chain(&koan.nests)
+        .any(|chain| chain.contains(&a) && chain.contains(&b))
+}
+
 /// A judgment call on each pair of pieces read more than [`OVERLAP_MM`] into each other, neither
 /// in the other's cavity (as a piece stacked on a tip or nested is) nor in one tower or nest
 /// with it (two up a tower, the top's solid reaches into the bottom's through the middle's
@@ -461,18 +477,6 @@ fn note_tipped(scene: &mut Scene, tipped: &[Option<Tipped>]) {
 fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
     let pieces = &scene.pieces;
     for koan in &mut scene.koans {
-        let may_share_space = |a: PieceId, b: PieceId| {
-            koan.relations_detail.as_ref().is_some_and(|detail| {
-                detail.inserted.iter().any(|r| {
-                    (r.fully_inserted || r.entirely_inside)
-                        && ((r.inner, r.outer) == (a, b) || (r.inner, r.outer) == (b, a))
-                })
-            }) || koan
-                .towers
-                .iter()
-                .chain(&koan.nests)
-                .any(|chain| chain.contains(&a) && chain.contains(&b))
-        };
         let mut calls = Vec::new();
         for (k, &a) in koan.pieces.iter().enumerate() {
             for &b in &koan.pieces[k + 1..] {
@@ -482,7 +486,7 @@ fn note_impossible_overlaps(scene: &mut Scene, engine: &Engine) {
                 ) else {
                     continue;
                 };
-                if may_share_space(a, b) {
+                if share_space_by_design(koan, a, b) {
                     continue;
                 }
                 let depth = engine.solid_overlap(pa, pb);
@@ -516,9 +520,9 @@ const DEPTH_CONTRADICTED_SHARE: f64 = 0.12;
 /// (see [`DEPTH_CONTRADICTED_SHARE`]): where their silhouettes overlap in view, the pixel shows
 /// the colour of the piece the reading puts behind. A piece read leaning into a neighbour that
 /// truly stands in front of it, or a tower's top read standing on the table in front of a base
-/// read leaning, contradict it plainly. Pairs that share space by design (a tower, a nest, one
-/// piece inside the other) are left out, the seam between a top and its base is where their
-/// outlines disagree anyway, and so are pairs with a black piece: shadows read black too. The
+/// read leaning, contradict it plainly. Pairs that share space by design are left out (see
+/// [`share_space_by_design`]: the seam between a tower's top and its base is where their
+/// outlines disagree anyway), and so are pairs with a black piece: shadows read black too. The
 /// margin is the threshold less the share (negative).
 fn note_contradicted_depth_order(
     scene: &mut Scene,
@@ -529,31 +533,19 @@ fn note_contradicted_depth_order(
 ) {
     let pieces = &scene.pieces;
     for koan in &mut scene.koans {
-        let shares_space = |a: PieceId, b: PieceId| {
-            koan.relations_detail.as_ref().is_some_and(|detail| {
-                detail.inserted.iter().any(|r| {
-                    (r.fully_inserted || r.entirely_inside)
-                        && ((r.inner, r.outer) == (a, b) || (r.inner, r.outer) == (b, a))
-                })
-            }) || koan
-                .towers
-                .iter()
-                .chain(&koan.nests)
-                .any(|chain| chain.contains(&a) && chain.contains(&b))
+        let detection_of = |id: PieceId| {
+            let k = pieces.iter().position(|p| p.id == id)?;
+            detections.get(k)
         };
         let mut calls = Vec::new();
         for (k, &a) in koan.pieces.iter().enumerate() {
             for &b in &koan.pieces[k + 1..] {
-                let index = |id: PieceId| pieces.iter().position(|p| p.id == id);
-                let (Some(da), Some(db)) = (
-                    index(a).and_then(|i| detections.get(i)),
-                    index(b).and_then(|i| detections.get(i)),
-                ) else {
+                let (Some(da), Some(db)) = (detection_of(a), detection_of(b)) else {
                     continue;
                 };
                 if da.color == db.color
                     || [da.color, db.color].contains(&koanscope_scene::Color::Black)
-                    || shares_space(a, b)
+                    || share_space_by_design(koan, a, b)
                 {
                     continue;
                 }
@@ -876,7 +868,6 @@ mod tests {
     /// drawn is not.
     #[test]
     fn a_reading_the_frame_shows_the_other_way_round_in_depth_is_a_judgment_call() {
-        use crate::pose::{centroid_piece, silhouette};
         use crate::render::{draw_pieces, table_camera};
         let camera = table_camera();
         let models = koanscope_geometry::PieceModels::default();
