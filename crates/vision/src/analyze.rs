@@ -870,24 +870,9 @@ mod tests {
     fn a_reading_the_frame_shows_the_other_way_round_in_depth_is_a_judgment_call() {
         use crate::render::{draw_pieces, table_camera};
         let camera = table_camera();
-        let models = koanscope_geometry::PieceModels::default();
         let placer = koanscope_geometry::Placer::default();
         let engine = Engine::default();
         let detector = Detector::new(crate::ColorModel::default());
-        let detection = |color, size, pose: Isometry3<f64>| {
-            let dims = models.dims(size);
-            Detection::new(
-                color,
-                size,
-                Resting::Upright,
-                pose,
-                camera
-                    .project_table(&(pose * centroid_piece(&dims)))
-                    .expect("in view"),
-                silhouette(&camera, &dims, &pose).expect("in view"),
-                1.0,
-            )
-        };
         // The depth-order calls a reading of the drawn pieces gets.
         let calls_of = |drawn: &[(Color, Size, Isometry3<f64>)],
                         read: &[(Color, Size, Isometry3<f64>)]| {
@@ -901,8 +886,10 @@ mod tests {
             let mut scene = Scene::from_pieces(pieces);
             engine.derive(&mut scene);
             assert_eq!(scene.koans.len(), 1, "one koan: {:?}", scene.koans);
-            let detections: Vec<Detection> =
-                read.iter().map(|&(c, s, p)| detection(c, s, p)).collect();
+            let detections: Vec<Detection> = read
+                .iter()
+                .map(|&(c, s, p)| Detection::placed(&camera, c, s, p))
+                .collect();
             note_contradicted_depth_order(&mut scene, &seg, &camera, &detector, &detections);
             scene.koans[0].judgment_calls.clone()
         };

@@ -220,6 +220,29 @@ impl Detection {
             turned_over: None,
         }
     }
+
+    /// A piece standing upright at `pose`, as the detector would report it seen by `camera`
+    /// (sure of it), for tests that draw and read a table.
+    #[cfg(test)]
+    pub(crate) fn placed(
+        camera: &Camera,
+        color: Color,
+        size: Size,
+        pose: Isometry3<f64>,
+    ) -> Detection {
+        let dims = PieceModels::default().dims(size);
+        Detection::new(
+            color,
+            size,
+            Resting::Upright,
+            pose,
+            camera
+                .project_table(&(pose * crate::pose::centroid_piece(&dims)))
+                .expect("the piece in view"),
+            crate::pose::silhouette(camera, &dims, &pose).expect("the piece in view"),
+            1.0,
+        )
+    }
 }
 
 /// The best fit of a tilted piece on the other side of flat (apex up against apex down) than

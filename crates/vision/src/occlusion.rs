@@ -215,7 +215,7 @@ pub fn visible_fractions(
 mod tests {
     use super::*;
     use crate::color::ColorModel;
-    use crate::pose::{Resting, centroid_piece, pose_on_table, silhouette};
+    use crate::pose::pose_on_table;
     use crate::render::{draw_pieces, table_camera};
     use crate::segment::segment;
     use koanscope_geometry::PyramidDims;
@@ -224,27 +224,11 @@ mod tests {
     /// An upright piece standing on the table at `at` (mm), as the detector would report it.
     fn upright(camera: &Camera, color: Color, size: Size, at: Point2<f64>) -> Detection {
         let dims = PieceModels::default().dims(size);
-        placed(
+        Detection::placed(
             camera,
             color,
             size,
             pose_on_table(&dims, 0.0, at.x, at.y, 0.2),
-        )
-    }
-
-    /// A piece placed so, as the detector would report it.
-    fn placed(camera: &Camera, color: Color, size: Size, pose: Isometry3<f64>) -> Detection {
-        let dims = PieceModels::default().dims(size);
-        Detection::new(
-            color,
-            size,
-            Resting::Upright,
-            pose,
-            camera
-                .project_table(&(pose * centroid_piece(&dims)))
-                .unwrap(),
-            silhouette(camera, &dims, &pose).unwrap(),
-            1.0,
         )
     }
 
@@ -337,8 +321,8 @@ mod tests {
         let top_pose = placer
             .on_tip(Size::Medium, &middle_pose, Size::Small)
             .unwrap();
-        let base = placed(&camera, Color::Red, Size::Large, base_pose);
-        let middle = placed(&camera, Color::Yellow, Size::Medium, middle_pose);
+        let base = Detection::placed(&camera, Color::Red, Size::Large, base_pose);
+        let middle = Detection::placed(&camera, Color::Yellow, Size::Medium, middle_pose);
         let frame = draw_pieces(
             &camera,
             &[
