@@ -532,11 +532,11 @@ fn note_contradicted_depth_order(
     detections: &[Detection],
 ) {
     let pieces = &scene.pieces;
+    let detection_of = |id: PieceId| {
+        let k = pieces.iter().position(|p| p.id == id)?;
+        detections.get(k)
+    };
     for koan in &mut scene.koans {
-        let detection_of = |id: PieceId| {
-            let k = pieces.iter().position(|p| p.id == id)?;
-            detections.get(k)
-        };
         let mut calls = Vec::new();
         for (k, &a) in koan.pieces.iter().enumerate() {
             for &b in &koan.pieces[k + 1..] {
