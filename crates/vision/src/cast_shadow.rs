@@ -33,6 +33,7 @@ pub(crate) fn without_cast_shadows(
     dims: impl Fn(Size) -> PyramidDims,
     found: Vec<Detection>,
     shadow_dark_ratio: f64,
+    known: KnownLight,
 ) -> Vec<Detection> {
     if !found.iter().any(|d| d.color == Color::Black) {
         return found;
@@ -42,7 +43,11 @@ pub(crate) fn without_cast_shadows(
         .filter(|&i| found[i].color != Color::Black)
         .collect();
     let evidence = Evidence::new(seg, &found, shadow_dark_ratio);
-    let Some(light) = evidence.light(camera, &casters, &corners) else {
+    let light = match known {
+        KnownLight::Searched(light) => light,
+        KnownLight::Unknown => evidence.light(camera, &casters, &corners),
+    };
+    let Some(light) = light else {
         return found;
     };
     // How many pieces' shadows fall on each pixel; a black piece's own is taken out while it is
@@ -95,6 +100,19 @@ pub(crate) fn without_cast_shadows(
         .filter(|(_, s)| !s)
         .map(|(d, _)| d)
         .collect()
+}
+
+/// What is known of the light that the shadows of a set of pieces show (see
+/// [`light_from_shadows`]). The search takes some 300 lights over every coloured piece's
+/// shadow: a few milliseconds of a crowded frame, which one filter hands to the next when their
+/// pieces are the same.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum KnownLight {
+    /// Not searched for these pieces.
+    Unknown,
+    /// Searched for exactly these pieces: the light, or `None` where no light's shadows fall
+    /// clearly on dark table.
+    Searched(Option<Point3<f64>>),
 }
 
 /// The light the frame's shadows show (see [`Evidence::light`]), cast by the coloured pieces of
@@ -479,7 +497,14 @@ mod tests {
         let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
         let (seg, found) = table_under(Some(lamp));
         assert_eq!(found.len(), 5);
-        let kept = without_cast_shadows(&seg, &camera, dims, found, SHADOW_DARK_RATIO);
+        let kept = without_cast_shadows(
+            &seg,
+            &camera,
+            dims,
+            found,
+            SHADOW_DARK_RATIO,
+            KnownLight::Unknown,
+        );
         let blacks: Vec<Size> = kept
             .iter()
             .filter(|d| d.color == Color::Black)
@@ -487,6 +512,27 @@ mod tests {
             .collect();
         assert_eq!(kept.len(), 4);
         assert_eq!(blacks, [Size::Medium], "the black medium stays");
+    }
+
+    /// A light already searched for the same pieces is taken as found: where it says the
+    /// shadows show none, the shadow found as a black small stays.
+    #[test]
+    fn a_light_already_searched_for_the_same_pieces_is_not_searched_again() {
+        let camera = table_camera();
+        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let (seg, found) = table_under(Some(lamp));
+        let casters = [0, 1, 2];
+        let corners: Vec<Vec<Point3<f64>>> =
+            found.iter().map(|d| corners_table(d, &dims)).collect();
+        let searched =
+            Evidence::new(&seg, &found, SHADOW_DARK_RATIO).light(&camera, &casters, &corners);
+        assert!(searched.is_some(), "the painted shadows show the lamp");
+        let kept_with = |known| {
+            without_cast_shadows(&seg, &camera, dims, found.clone(), SHADOW_DARK_RATIO, known).len()
+        };
+        assert_eq!(kept_with(KnownLight::Unknown), 4);
+        assert_eq!(kept_with(KnownLight::Searched(searched)), 4);
+        assert_eq!(kept_with(KnownLight::Searched(None)), 5);
     }
 
     /// The runs of shadows, counted from the rows' running counts, count what the pixels say
@@ -540,7 +586,14 @@ mod tests {
             found.iter().map(|d| corners_table(d, &dims)).collect();
         let evidence = Evidence::new(&seg, &found, SHADOW_DARK_RATIO);
         assert_eq!(evidence.light(&camera, &[0, 1, 2], &corners), None);
-        let kept = without_cast_shadows(&seg, &camera, dims, found, SHADOW_DARK_RATIO);
+        let kept = without_cast_shadows(
+            &seg,
+            &camera,
+            dims,
+            found,
+            SHADOW_DARK_RATIO,
+            KnownLight::Unknown,
+        );
         assert_eq!(kept.len(), 5);
     }
 

@@ -763,7 +763,7 @@ impl Detector {
         // region read to its rim is not searched for (see `upside_down.rs`).
         self.doubt_standing_seen_from_above(&cache, seg, camera, regions, &mut per_region);
         let found = per_region.into_iter().flatten().collect();
-        let found = without_tinted_shadows(
+        let (found, light) = without_tinted_shadows(
             seg,
             camera,
             &self.colors,
@@ -777,6 +777,7 @@ impl Detector {
             |size| self.dims(size),
             found,
             self.colors.shadow_dark_ratio,
+            light,
         );
         Ok(found)
     }

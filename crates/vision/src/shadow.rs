@@ -11,7 +11,7 @@ use koanscope_geometry::PieceModels;
 use koanscope_scene::Color;
 
 use crate::camera::Camera;
-use crate::cast_shadow::{light_from_shadows, share_in_shadow};
+use crate::cast_shadow::{KnownLight, light_from_shadows, share_in_shadow};
 use crate::color::ColorModel;
 use crate::detect::Detection;
 use crate::pose::vertices_piece;
@@ -156,7 +156,7 @@ pub(crate) fn without_tinted_shadows(
     pieces: &PieceModels,
     found: Vec<Detection>,
     pale_share: f64,
-) -> Vec<Detection> {
+) -> (Vec<Detection>, KnownLight) {
     let shadow_dark_ratio = model.shadow_dark_ratio;
     let tints: Vec<Tint> = found.iter().map(|d| tint_of(seg, model, d)).collect();
     let on_table = |d: &Detection| d.table_from_piece.translation.vector.xy();
@@ -200,7 +200,7 @@ pub(crate) fn without_tinted_shadows(
         .collect();
     let suspects: Vec<usize> = (0..found.len()).filter(|&k| looks_tinted[k]).collect();
     if suspects.is_empty() {
-        return found;
+        return (found, KnownLight::Unknown);
     }
     // Where the frame shows the light (by the shadows of the pieces not in doubt), a tinted
     // shadow must lie in the shadow of a piece of its colour.
@@ -221,12 +221,20 @@ pub(crate) fn without_tinted_shadows(
     let shadows: Vec<bool> = (0..found.len())
         .map(|k| looks_tinted[k] && in_a_casters_shadow(k))
         .collect();
-    found
+    // The light was searched from the pieces less the suspects: those kept when every suspect
+    // is a shadow.
+    let known = if shadows == looks_tinted {
+        KnownLight::Searched(light)
+    } else {
+        KnownLight::Unknown
+    };
+    let kept = found
         .into_iter()
         .zip(shadows)
         .filter(|(_, shadow)| !shadow)
         .map(|(d, _)| d)
-        .collect()
+        .collect();
+    (kept, known)
 }
 
 #[cfg(test)]
@@ -266,6 +274,7 @@ mod tests {
             found,
             0.6,
         )
+        .0
     }
 
     /// A red large upright, and beside it a patch of the given colour (BGR) where a shadow
@@ -464,11 +473,21 @@ mod tests {
                 towards_patch,
                 "{share:.2} of the patch in the large's shadow"
             );
+            let (found_kept, known) =
+                without_tinted_shadows(&seg, &camera, &ColorModel::default(), &models, found, 0.6);
             assert_eq!(
-                kept_of(&seg, found).len(),
+                found_kept.len(),
                 kept,
                 "lamp towards the patch: {towards_patch}"
             );
+            // The light was searched from the large alone: handed on once the patch is gone,
+            // and not while the patch stays a piece (whose shadow it would then leave out).
+            let handed_on = if towards_patch {
+                KnownLight::Searched(Some(light))
+            } else {
+                KnownLight::Unknown
+            };
+            assert_eq!(known, handed_on);
         }
     }
 
