@@ -149,6 +149,7 @@ fn tint_reach_mm(pieces: &PieceModels, caster: &Detection, shade: &Detection) ->
 /// shadows show the light, lying in that piece's shadow (see [`IN_CASTER_SHADOW_SHARE`]): a
 /// piece in the shade of another colour's piece is as dark and pale. `shadow_dark_ratio` is the
 /// colour model's. Black pieces have no tint, and pieces on a table of their own hue none to tell.
+/// With them, the light where it was searched from exactly the pieces kept, for the next filter.
 pub(crate) fn without_tinted_shadows(
     seg: &Segmentation,
     camera: &Camera,
