@@ -92,6 +92,10 @@ pub struct RelationScore {
     /// carries a judgment call naming one of its found pieces (koan grouping aside), so the
     /// console would have told the Master to look.
     pub warned: Count,
+    /// Per touching or pointing pair found wrongly: whether the truth itself holds or misses it
+    /// within a judgment call's window (the engine's calls on the true poses name it): a pair
+    /// so near its threshold is a toss-up for any camera, and the Master's to decide.
+    pub near_in_truth: Count,
 }
 
 impl RelationScore {
@@ -101,6 +105,7 @@ impl RelationScore {
         self.towers.merge(other.towers);
         self.grouping.merge(other.grouping);
         self.warned.merge(other.warned);
+        self.near_in_truth.merge(other.near_in_truth);
     }
 }
 
@@ -120,6 +125,22 @@ pub fn told_to_look_at(found: &Scene) -> BTreeSet<PieceId> {
         .flat_map(|k| &k.judgment_calls)
         .filter(|c| c.what != "koan grouping")
         .flat_map(|c| c.pieces.iter().copied())
+        .collect()
+}
+
+/// The pairs a scene's judgment calls on `what` ("touching" or "pointing") name, by piece id:
+/// ordered as named for pointing, lower id first for touching.
+pub fn near_calls(scene: &Scene, what: &str) -> BTreeSet<(PieceId, PieceId)> {
+    scene
+        .koans
+        .iter()
+        .flat_map(|k| &k.judgment_calls)
+        .filter(|c| c.what == what)
+        .filter_map(|c| match *c.pieces.as_slice() {
+            [a, b] if what == "touching" => Some((a.min(b), a.max(b))),
+            [a, b] => Some((a, b)),
+            _ => None,
+        })
         .collect()
 }
 
@@ -195,15 +216,18 @@ pub fn compare_found(
     let looked_at = told_to_look_at(found);
     let found_of: BTreeMap<PieceId, PieceId> = pairs.iter().map(|&(f, t)| (t, f)).collect();
     let mut warned = Count::default();
-    for (found_set, true_set) in [
-        (&found_touching, &true_touching),
-        (&found_pointing, &true_pointing),
+    let mut near_in_truth = Count::default();
+    for (found_set, true_set, what) in [
+        (&found_touching, &true_touching, "touching"),
+        (&found_pointing, &true_pointing, "pointing"),
     ] {
+        let near = near_calls(truth, what);
         for pair in found_set.symmetric_difference(true_set) {
             let pieces = found_ids.get(pair).copied().unwrap_or_else(|| {
                 [pair.0, pair.1].map(|t| found_of.get(&t).copied().unwrap_or(unpaired))
             });
             warned.add(pieces.iter().any(|p| looked_at.contains(p)));
+            near_in_truth.add(near.contains(pair));
         }
     }
     RelationScore {
@@ -212,6 +236,7 @@ pub fn compare_found(
         towers: F1::count(&found_towers, &true_towers),
         grouping,
         warned,
+        near_in_truth,
     }
 }
 
@@ -356,6 +381,41 @@ mod tests {
         let pairs = [(10, 0), (11, 1), (12, 2), (13, 3)];
         let score = compare_found(&truth, &found, &pairs, &BTreeSet::new());
         assert_eq!(score.warned, Count { agree: 1, total: 2 });
+    }
+
+    #[test]
+    fn a_wrong_relation_the_truth_holds_by_a_hair_counts_as_near_in_the_truth() {
+        // Truth: 0 points at 1 by a hair (the engine's call names it), and at 2 clearly.
+        let mut t = koan(0, &[0, 1, 2, 3]);
+        t.pointing = vec![[0, 1], [0, 2]];
+        t.touching = vec![[2, 3]];
+        t.judgment_calls = vec![
+            koanscope_scene::JudgmentCall {
+                what: "pointing".into(),
+                pieces: vec![0, 1],
+                decided: true,
+                margin: 0.06,
+                unit: "mm".into(),
+                note: "pointing (0, 1): yes, 0.06 mm from the threshold".into(),
+            },
+            koanscope_scene::JudgmentCall {
+                what: "touching".into(),
+                pieces: vec![3, 2],
+                decided: true,
+                margin: 0.2,
+                unit: "mm".into(),
+                note: "touching (3, 2): yes, 0.20 mm from the threshold".into(),
+            },
+        ];
+        let truth = scene(&[0, 1, 2, 3], vec![t]);
+        // Found: both rays missed; the touching pair (named the other way round) missed too.
+        let found = scene(&[10, 11, 12, 13], vec![koan(0, &[10, 11, 12, 13])]);
+        let pairs = [(10, 0), (11, 1), (12, 2), (13, 3)];
+        let score = compare_found(&truth, &found, &pairs, &BTreeSet::new());
+        assert_eq!(score.pointing.false_negative, 2);
+        assert_eq!(score.near_in_truth, Count { agree: 2, total: 3 });
+        assert_eq!(near_calls(&truth, "touching"), BTreeSet::from([(2, 3)]));
+        assert_eq!(near_calls(&truth, "pointing"), BTreeSet::from([(0, 1)]));
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub mod detected;
 
 pub use detected::{
     Count, F1, RelationScore, compare_found, compare_marks, found_koans_of, koans_marked_otherwise,
-    told_to_look_at,
+    near_calls, told_to_look_at,
 };
 
 use koanscope_scene::{Koan, PieceId, Scene};

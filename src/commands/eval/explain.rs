@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use koanscope_eval::told_to_look_at;
+use koanscope_eval::{near_calls, told_to_look_at};
 use koanscope_geometry::Engine;
 use koanscope_scene::{Piece, PieceId, Scene};
 use koanscope_vision::evaluate::TruthPiece;
@@ -114,6 +114,16 @@ pub fn disagreements(
         }
     };
     let told_true = |a: PieceId, b: PieceId| told([a, b].map(|t| found_of.get(&t).copied()));
+    // A pair the truth itself holds or misses within a judgment call's window is marked too.
+    let near_touching = near_calls(truth_scene, "touching");
+    let near_pointing = near_calls(truth_scene, "pointing");
+    let near = |calls: &BTreeSet<(PieceId, PieceId)>, pair: (PieceId, PieceId)| {
+        if calls.contains(&pair) {
+            " [a near call in the truth too]"
+        } else {
+            ""
+        }
+    };
     let as_truth = |f: PieceId| truth_of.get(&f).copied();
     let distance = |scene: &Scene, a: PieceId, b: PieceId| -> Option<f64> {
         Some(engine.surface_distance(scene.piece(a)?, scene.piece(b)?))
@@ -145,19 +155,21 @@ pub fn disagreements(
             _ => ": not both found".to_string(),
         };
         lines.push(format!(
-            "touching missed true {a}{}-{b}{}{seen}{}",
+            "touching missed true {a}{}-{b}{}{seen}{}{}",
             role(a),
             role(b),
-            told_true(a, b)
+            told_true(a, b),
+            near(&near_touching, (a, b))
         ));
     }
     for &(a, b) in found_touching.difference(&true_touching) {
         let truth_gap = distance(truth_scene, a, b).map_or(f64::NAN, |d| d);
         lines.push(format!(
-            "touching false  true {a}{}-{b}{} are {truth_gap:.2} mm apart{}",
+            "touching false  true {a}{}-{b}{} are {truth_gap:.2} mm apart{}{}",
             role(a),
             role(b),
-            told_true(a, b)
+            told_true(a, b),
+            near(&near_touching, (a, b))
         ));
     }
 
@@ -176,18 +188,20 @@ pub fn disagreements(
         .collect();
     for &(a, b) in true_pointing.difference(&found_pointing) {
         lines.push(format!(
-            "pointing missed true {a}{} -> {b}{}{}",
+            "pointing missed true {a}{} -> {b}{}{}{}",
             role(a),
             role(b),
-            told_true(a, b)
+            told_true(a, b),
+            near(&near_pointing, (a, b))
         ));
     }
     for &(a, b) in found_pointing.difference(&true_pointing) {
         lines.push(format!(
-            "pointing false  true {a}{} -> {b}{}{}",
+            "pointing false  true {a}{} -> {b}{}{}{}",
             role(a),
             role(b),
-            told_true(a, b)
+            told_true(a, b),
+            near(&near_pointing, (a, b))
         ));
     }
 
@@ -315,5 +329,23 @@ mod tests {
             "{}",
             missed(&found)
         );
+    }
+
+    #[test]
+    fn a_wrong_pair_the_truth_holds_by_a_hair_says_so() {
+        let engine = Engine::default();
+        let pairs = [(0, 0), (1, 1)];
+        let found = two_pieces(3.0);
+        let missed = |truth: &Scene| {
+            disagreements(&engine, truth, &truth_of(truth), &found, &pairs)
+                .into_iter()
+                .find(|l| l.starts_with("touching missed true 0-1"))
+                .expect("the touching pair is missed")
+        };
+        // 0.7 mm apart touch by 0.1 mm, within the engine's 0.3 mm window; in contact, by 0.8.
+        let near = missed(&two_pieces(0.7));
+        assert!(near.ends_with(" [a near call in the truth too]"), "{near}");
+        let clear = missed(&two_pieces(0.0));
+        assert!(!clear.contains("near call"), "{clear}");
     }
 }

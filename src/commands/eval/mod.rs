@@ -628,6 +628,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             w.agree,
             w.total
         );
+        let n = &all.relation_counts.near_in_truth;
+        say!(
+            "touching and pointing pairs found wrongly that the truth itself holds or misses within a judgment call's window (a toss-up for any camera): {}/{}",
+            n.agree,
+            n.total
+        );
     }
     say!("");
     say!("marks agreeing with the truth's, per beginner rule (one case per true koan)");
