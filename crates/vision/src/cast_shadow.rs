@@ -490,21 +490,26 @@ mod tests {
         PieceModels::default().dims(size)
     }
 
-    #[test]
-    fn a_shadow_found_as_a_black_piece_is_dropped_and_the_black_piece_kept() {
+    /// The pieces the cast-shadow filter keeps, searching the light itself.
+    fn searching_the_light(seg: &Segmentation, found: Vec<Detection>) -> Vec<Detection> {
         let camera = table_camera();
-        // A lamp 0.5 m from the pieces, 35° high, on the side of negative x.
-        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
-        let (seg, found) = table_under(Some(lamp));
-        assert_eq!(found.len(), 5);
-        let kept = without_cast_shadows(
-            &seg,
+        without_cast_shadows(
+            seg,
             &camera,
             dims,
             found,
             SHADOW_DARK_RATIO,
             KnownLight::Unknown,
-        );
+        )
+    }
+
+    #[test]
+    fn a_shadow_found_as_a_black_piece_is_dropped_and_the_black_piece_kept() {
+        // A lamp 0.5 m from the pieces, 35° high, on the side of negative x.
+        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let (seg, found) = table_under(Some(lamp));
+        assert_eq!(found.len(), 5);
+        let kept = searching_the_light(&seg, found);
         let blacks: Vec<Size> = kept
             .iter()
             .filter(|d| d.color == Color::Black)
@@ -586,14 +591,7 @@ mod tests {
             found.iter().map(|d| corners_table(d, &dims)).collect();
         let evidence = Evidence::new(&seg, &found, SHADOW_DARK_RATIO);
         assert_eq!(evidence.light(&camera, &[0, 1, 2], &corners), None);
-        let kept = without_cast_shadows(
-            &seg,
-            &camera,
-            dims,
-            found,
-            SHADOW_DARK_RATIO,
-            KnownLight::Unknown,
-        );
+        let kept = searching_the_light(&seg, found);
         assert_eq!(kept.len(), 5);
     }
 
