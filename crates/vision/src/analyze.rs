@@ -139,6 +139,15 @@ pub fn analyze_remembering(
             )
         },
     );
+    crate::lean_refit::refit_leaners(
+        &mut pieces,
+        &support,
+        &seg,
+        camera,
+        &detector.pieces,
+        engine,
+        detector.params.leak_weight,
+    );
     // Where a piece was seated or moved into contact, the overlay outlines it where the scene
     // has it (its axis is drawn from there too), not where the fit left it. Its image position
     // stays where the camera saw it.

@@ -22,9 +22,9 @@ pub struct ClosedGap {
 }
 
 /// How far apart closed pieces are left: inside the touching threshold with room to spare.
-const CONTACT_MM: f64 = 0.3;
+pub(crate) const CONTACT_MM: f64 = 0.3;
 /// Touching, as the geometry engine judges it.
-const TOUCHING_MM: f64 = 0.8;
+pub(crate) const TOUCHING_MM: f64 = 0.8;
 /// A piece fitted stacked sits on the tip nearest its cavity's apex within this distance, mm.
 pub const SEATED_WITHIN_MM: f64 = 6.0;
 
@@ -271,7 +271,7 @@ fn bisect_to_contact(
 }
 
 /// What `pieces[mover]` touched it still touches as `moved`, and what it did not is not run into.
-fn keeps_the_rest(
+pub(crate) fn keeps_the_rest(
     pieces: &[Piece],
     mover: usize,
     other: usize,

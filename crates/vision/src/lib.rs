@@ -23,6 +23,7 @@ mod gap;
 pub mod heap;
 pub mod image;
 mod lab_table;
+mod lean_refit;
 mod left_board;
 pub mod memory;
 mod occlusion;
