@@ -4,7 +4,7 @@
 //! so its axis, and with it where it points, can stay many degrees off (dev's leaners 0.3-19°).
 //! Here each leaner touching a piece is fitted to the frame again over only the poses that rest
 //! on the table and against that piece, and the best is kept where the frame bears it out better
-//! than the pose it had.
+//! than the pose it had, or wherever that pose went into the piece (no table holds that).
 
 use koanscope_geometry::{Engine, PieceModels, PyramidDims};
 use koanscope_scene::Piece;
@@ -41,10 +41,10 @@ struct Lean {
 }
 
 /// Fits each leaning piece that touches another again over the poses resting on the table and
-/// against the piece it touches most nearly, and keeps the best where it explains the frame
-/// better than the pose the piece had and runs into nothing else: the frame's pixels of the
-/// leaner's colour under its outline, less `leak_weight` for each of the table (as the fit
-/// scores). Returns the pieces refitted.
+/// against the piece it touches most nearly. The best is kept where it runs into nothing else
+/// and explains the frame better than the pose the piece had, or that pose went into the piece.
+/// A pose explains the frame by the pixels of the leaner's colour under its outline, less
+/// `leak_weight` for each of the table (as the fit scores). Returns the pieces refitted.
 pub(crate) fn refit_leaners(
     pieces: &mut [Piece],
     support: &[Support],
@@ -186,7 +186,10 @@ fn refit_one(
         steps = steps.map(|s| s / 2.0);
     }
     let (score_best, best, _) = best;
-    (score_best > score(piece) && keeps_the_rest(pieces, i, other, &best, engine)).then_some(best)
+    // A pose fitted into its support is no reading a table could hold, however well it fits.
+    let was_into = engine.surface_distance(piece, &pieces[other]) <= 0.0;
+    ((was_into || score_best > score(piece)) && keeps_the_rest(pieces, i, other, &best, engine))
+        .then_some(best)
 }
 
 /// `placed(t)` for the travel `t` (mm, along a line towards `support`) at which it first comes
@@ -469,6 +472,26 @@ mod tests {
         let mut fitted = truth.clone();
         refit(&mut fitted, &seg, &camera);
         assert!(axis_angle_deg(&fitted[1], &truth[1]) < 1.0);
+    }
+
+    #[test]
+    fn a_leaner_fitted_into_its_support_is_moved_out_to_touch_it_even_where_that_fits_worse() {
+        let camera = table_camera();
+        // The frame itself shows the leaner 3 mm into the large, as a fit might read it.
+        let mut into = leaning(52.0, 0.0);
+        into[1]
+            .table_from_piece
+            .append_translation_mut(&nalgebra::Translation3::new(3.0, 0.0, 0.0));
+        let engine = engine();
+        assert_eq!(engine.surface_distance(&into[0], &into[1]), 0.0);
+        let seg = frame_of(&into, &camera);
+        let mut fitted = into.clone();
+        assert_eq!(refit(&mut fitted, &seg, &camera), vec![1]);
+        let gap = engine.surface_distance(&fitted[0], &fitted[1]);
+        assert!(
+            gap > 0.0 && gap <= TOUCHING_MM,
+            "touching, not into it ({gap:.2} mm)"
+        );
     }
 
     #[test]
