@@ -253,7 +253,7 @@ fn moved_into_contact(
 
 /// The travel (or turn) in `(near, far]` at which `distance` first comes within [`CONTACT_MM`],
 /// bisected `steps` times: `distance(near)` is beyond it, `distance(far)` within.
-fn bisect_to_contact(
+pub(crate) fn bisect_to_contact(
     distance: impl Fn(f64) -> f64,
     mut near: f64,
     mut far: f64,

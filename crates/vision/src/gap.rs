@@ -67,12 +67,9 @@ pub(crate) fn gap_seen(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::color::ColorModel;
-    use crate::render::{draw_pieces, table_camera};
-    use crate::segment::segment;
+    use crate::render::{segmented_frame, table_camera};
     use koanscope_geometry::{CallWindows, Placer, Thresholds};
     use koanscope_scene::{Color, Size};
-    use nalgebra::Isometry3;
 
     /// A red large and a blue medium upright side by side on the table, `gap_mm` apart, their
     /// nearest base edges parallel and the gap between them running towards the camera.
@@ -95,15 +92,6 @@ mod tests {
                 placer.upright(x + dx, y + dy, yaw),
             ),
         ]
-    }
-
-    fn frame_of(pieces: &[Piece], camera: &Camera) -> Segmentation {
-        let drawn: Vec<(Color, Size, Isometry3<f64>)> = pieces
-            .iter()
-            .map(|p| (p.color, p.size, p.table_from_piece))
-            .collect();
-        let frame = draw_pieces(camera, &drawn).expect("drawn");
-        segment(&frame, &ColorModel::default()).expect("segmented")
     }
 
     /// Whether the frame shows the gap between the first two pieces.
@@ -129,7 +117,7 @@ mod tests {
     fn a_gap_the_table_shows_through_is_seen() {
         let camera = table_camera();
         let pieces = side_by_side(&camera, 2.0);
-        let seg = frame_of(&pieces, &camera);
+        let seg = segmented_frame(&camera, &pieces);
         let seen = seen_between_first_two(&seg, &camera, &pieces);
         assert!(seen, "a 2 mm gap in plain view");
     }
@@ -138,7 +126,7 @@ mod tests {
     fn pieces_fitted_apart_that_touch_in_the_frame_show_no_gap() {
         let camera = table_camera();
         // The frame shows them touching; the fit put the medium 2 mm off.
-        let seg = frame_of(&side_by_side(&camera, 0.0), &camera);
+        let seg = segmented_frame(&camera, &side_by_side(&camera, 0.0));
         let fitted = side_by_side(&camera, 2.0);
         let seen = seen_between_first_two(&seg, &camera, &fitted);
         assert!(!seen, "plastic where the fit leaves a gap");
@@ -161,7 +149,7 @@ mod tests {
             Size::Large,
             Placer::default().upright(gap.x + towards_eye.x, gap.y + towards_eye.y, 0.3),
         ));
-        let seg = frame_of(&pieces, &camera);
+        let seg = segmented_frame(&camera, &pieces);
         let seen = seen_between_first_two(&seg, &camera, &pieces);
         assert!(!seen, "the gap is behind the green piece");
     }

@@ -11,7 +11,7 @@ use koanscope_scene::Piece;
 use nalgebra::{Isometry3, Point2, Vector3};
 
 use crate::camera::Camera;
-use crate::contact::{CONTACT_MM, Support, TOUCHING_MM, keeps_the_rest};
+use crate::contact::{CONTACT_MM, Support, TOUCHING_MM, bisect_to_contact, keeps_the_rest};
 use crate::pose::{centroid_piece, flat_tilt, pose_on_table, silhouette, vertices_piece};
 use crate::region::for_each_run;
 use crate::segment::{Segmentation, TABLE};
@@ -202,11 +202,12 @@ fn slid_into(
     hint: Option<f64>,
     placed: impl Fn(f64) -> Piece,
 ) -> Option<(Piece, f64)> {
-    let touches = |t: f64| engine.surface_distance(&placed(t), support) <= CONTACT_MM;
+    let distance = |t: f64| engine.surface_distance(&placed(t), support);
+    let touches = |t: f64| distance(t) <= CONTACT_MM;
     let near_hint = hint
         .filter(|&t| !touches(t - 1.0) && touches(t + 1.0))
         .map(|t| (t - 1.0, t + 1.0, 7));
-    let (mut near, mut far, halvings) = near_hint.or_else(|| {
+    let (near, far, halvings) = near_hint.or_else(|| {
         if touches(0.0) {
             return None;
         }
@@ -220,14 +221,7 @@ fn slid_into(
         }
         None
     })?;
-    for _ in 0..halvings {
-        let mid = 0.5 * (near + far);
-        if touches(mid) {
-            far = mid;
-        } else {
-            near = mid;
-        }
-    }
+    let far = bisect_to_contact(distance, near, far, halvings);
     Some((placed(far), far))
 }
 
@@ -362,18 +356,12 @@ impl Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::color::ColorModel;
-    use crate::render::{draw_pieces, table_camera};
-    use crate::segment::segment;
-    use koanscope_geometry::{CallWindows, Placer, Thresholds};
+    use crate::render::{segmented_frame, table_camera};
+    use koanscope_geometry::Placer;
     use koanscope_scene::{Color, Size};
 
     fn engine() -> Engine {
-        Engine::new(
-            PieceModels::default(),
-            Thresholds::default(),
-            CallWindows::default(),
-        )
+        Engine::default()
     }
 
     /// A blue large upright at (0, 80) and a red medium leaning on it from the -x side, tilted
@@ -394,29 +382,14 @@ mod tests {
             Piece::new(1, Color::Red, Size::Medium, pose)
         };
         let engine = engine();
+        let distance = |x: f64| engine.surface_distance(&placed(x), &support);
         let (mut clear, mut touching) = (-60.0, -60.0);
-        while engine.surface_distance(&placed(touching), &support) > CONTACT_MM {
+        while distance(touching) > CONTACT_MM {
             clear = touching;
             touching += 1.0;
         }
-        for _ in 0..30 {
-            let mid = 0.5 * (clear + touching);
-            if engine.surface_distance(&placed(mid), &support) > CONTACT_MM {
-                clear = mid;
-            } else {
-                touching = mid;
-            }
-        }
+        let touching = bisect_to_contact(distance, clear, touching, 30);
         vec![support, placed(touching)]
-    }
-
-    fn frame_of(pieces: &[Piece], camera: &Camera) -> Segmentation {
-        let drawn: Vec<_> = pieces
-            .iter()
-            .map(|p| (p.color, p.size, p.table_from_piece))
-            .collect();
-        let frame = draw_pieces(camera, &drawn).expect("drawn");
-        segment(&frame, &ColorModel::default()).expect("segmented")
     }
 
     fn axis_angle_deg(a: &Piece, b: &Piece) -> f64 {
@@ -443,7 +416,7 @@ mod tests {
     fn a_leaner_fitted_too_steep_and_turned_is_fitted_again_on_the_table_against_its_support() {
         let camera = table_camera();
         let truth = leaning(52.0, 0.0);
-        let seg = frame_of(&truth, &camera);
+        let seg = segmented_frame(&camera, &truth);
         let mut fitted = leaning(40.0, 7.0);
         assert!(axis_angle_deg(&fitted[1], &truth[1]) > 10.0);
         assert_eq!(refit(&mut fitted, &seg, &camera), vec![1]);
@@ -468,7 +441,7 @@ mod tests {
     fn a_leaner_fitted_as_the_frame_shows_it_stays() {
         let camera = table_camera();
         let truth = leaning(52.0, 0.0);
-        let seg = frame_of(&truth, &camera);
+        let seg = segmented_frame(&camera, &truth);
         let mut fitted = truth.clone();
         refit(&mut fitted, &seg, &camera);
         assert!(axis_angle_deg(&fitted[1], &truth[1]) < 1.0);
@@ -484,7 +457,7 @@ mod tests {
             .append_translation_mut(&nalgebra::Translation3::new(3.0, 0.0, 0.0));
         let engine = engine();
         assert_eq!(engine.surface_distance(&into[0], &into[1]), 0.0);
-        let seg = frame_of(&into, &camera);
+        let seg = segmented_frame(&camera, &into);
         let mut fitted = into.clone();
         assert_eq!(refit(&mut fitted, &seg, &camera), vec![1]);
         let gap = engine.surface_distance(&fitted[0], &fitted[1]);
@@ -499,7 +472,7 @@ mod tests {
         let camera = table_camera();
         let mut apart = leaning(40.0, 7.0);
         apart[0].table_from_piece = Placer::default().upright(60.0, 80.0, 0.3);
-        let seg = frame_of(&leaning(52.0, 0.0), &camera);
+        let seg = segmented_frame(&camera, &leaning(52.0, 0.0));
         let before = apart.clone();
         assert!(refit(&mut apart, &seg, &camera).is_empty());
         assert_eq!(apart, before);

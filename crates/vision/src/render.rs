@@ -28,6 +28,21 @@ fn plastic(color: Color) -> Scalar {
     Scalar::new(b, g, r, 0.0)
 }
 
+/// The pieces drawn ([`draw_pieces`], in the order given) and classified by the shipped colour
+/// model: the frame a test reads them from.
+#[cfg(test)]
+pub(crate) fn segmented_frame(
+    camera: &Camera,
+    pieces: &[koanscope_scene::Piece],
+) -> crate::segment::Segmentation {
+    let drawn: Vec<_> = pieces
+        .iter()
+        .map(|p| (p.color, p.size, p.table_from_piece))
+        .collect();
+    let frame = draw_pieces(camera, &drawn).expect("drawn");
+    crate::segment::segment(&frame, &crate::color::ColorModel::default()).expect("segmented")
+}
+
 /// A frame of the camera's size showing the pieces on a warm wood-coloured table, drawn in the
 /// order given (later pieces in front).
 pub fn draw_pieces(
