@@ -11,12 +11,14 @@ use opencv::prelude::*;
 
 use crate::calibration::check_resolution;
 use crate::camera::Camera;
-use crate::contact::{Support, close_gaps, note_closed_gaps, seat_stacked};
+use crate::contact::{
+    Support, close_gaps, note_closed_gaps, note_opened_gaps, open_seen_gaps, seat_stacked,
+};
 use crate::detect::{
     Detection, Detector, OVERLAP_MM, ShadedAlternative, ShadedChoice, Tipped, polygon_area,
 };
 use crate::error::{CvContext, VisionError};
-use crate::gap::gap_seen;
+use crate::gap::{frame_fits_apart, gap_seen};
 use crate::image::size_of;
 use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
@@ -148,6 +150,23 @@ pub fn analyze_remembering(
         engine,
         detector.params.leak_weight,
     );
+    let opened = open_seen_gaps(
+        &mut pieces,
+        &support,
+        engine,
+        &|pieces: &[Piece], pair, mover, moved: &Piece| {
+            frame_fits_apart(
+                &seg,
+                camera,
+                &detector.pieces,
+                engine,
+                pieces,
+                pair,
+                mover,
+                moved,
+            )
+        },
+    );
     // Where a piece was seated or moved into contact, the overlay outlines it where the scene
     // has it (its axis is drawn from there too), not where the fit left it. Its image position
     // stays where the camera saw it.
@@ -167,6 +186,7 @@ pub fn analyze_remembering(
     scene.image_size = Some(size_of(image));
     engine.derive(&mut scene);
     note_closed_gaps(&mut scene, &closed);
+    note_opened_gaps(&mut scene, &opened);
     note_rim_towers(&mut scene, &rim_towers);
     let choices: Vec<Option<ShadedChoice>> = detections.iter().map(|d| d.shaded_choice).collect();
     note_shaded_choices(&mut scene, &choices, detector.params.shaded_tilt_lead);

@@ -2,7 +2,9 @@
 //! two, while touching is judged at 0.8 mm: two pieces fitted a hair apart are, on a real table,
 //! far more often touching than not (a student who means a gap leaves one that shows). Such pairs
 //! are moved into contact along their nearest points, and each is reported, so the Master is
-//! warned that the camera judged the contact rather than measured it.
+//! warned that the camera judged the contact rather than measured it. The other way round, pieces
+//! fitted touching where the frame around the contact shows them apart are set a little apart,
+//! and reported too.
 
 use koanscope_geometry::{Engine, PieceModels, Placer};
 
@@ -169,6 +171,95 @@ pub fn close_gaps(
     closed
 }
 
+/// How far apart two pieces fitted touching are set where the frame shows a gap between them:
+/// two pixels at a webcam's usual height over the table, as far as a gap the camera can see
+/// but the fit missed is likely to be.
+pub(crate) const OPENED_MM: f64 = 1.3;
+
+/// A gap the frame showed between two pieces fitted touching, opened.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OpenedGap {
+    /// Indices into the pieces given to [`open_seen_gaps`].
+    pub pieces: [usize; 2],
+    /// The gap the fit left, mm.
+    pub gap_mm: f64,
+}
+
+/// Whether the frame fits a pair of pieces (indices into the pieces) better with one of them
+/// (an index) moved to a pose.
+pub type FitsApart<'a> = dyn Fn(&[Piece], [usize; 2], usize, &Piece) -> bool + 'a;
+
+/// The other half of [`close_gaps`]: pieces standing on the table, fitted touching, are set
+/// [`OPENED_MM`] apart where the frame around their contact agrees better with them so
+/// (`frame_fits_apart`, given the pieces, the pair, the piece moved and its pose moved). A fit a
+/// pixel off, or a neighbour's reflection or shadow read as a piece's edge, brings pieces a
+/// millimetre apart into contact. The less confident piece slides straight away along the
+/// table (the other where it cannot), where that runs into nothing else and leaves what it
+/// touched touching. Pieces leaning, raised or in a tower stay.
+pub fn open_seen_gaps(
+    pieces: &mut [Piece],
+    support: &[Support],
+    engine: &Engine,
+    frame_fits_apart: &FitsApart<'_>,
+) -> Vec<OpenedGap> {
+    let n = pieces.len();
+    let standing_alone =
+        |k: usize| support[k] == Support::Itself && !support.contains(&Support::Seated(k));
+    let mut opened = Vec::new();
+    for i in (0..n).filter(|&i| standing_alone(i)) {
+        for j in (i + 1..n).filter(|&j| standing_alone(j)) {
+            let gap = engine.surface_distance(&pieces[i], &pieces[j]);
+            if gap <= 0.0 || gap > TOUCHING_MM {
+                continue;
+            }
+            let confidence = |k: usize| pieces[k].confidence.unwrap_or(0.0);
+            let movers = if confidence(i) <= confidence(j) {
+                [i, j]
+            } else {
+                [j, i]
+            };
+            let moved = movers.into_iter().find_map(|mover| {
+                let other = i + j - mover;
+                slid_apart(&pieces[mover], &pieces[other], engine)
+                    .filter(|moved| {
+                        // Away from one piece may be into another it touched.
+                        keeps_the_rest(pieces, mover, other, moved, engine)
+                            && (0..n).all(|k| {
+                                k == mover || engine.surface_distance(moved, &pieces[k]) > 0.0
+                            })
+                    })
+                    .map(|moved| (mover, moved))
+            });
+            if let Some((mover, moved)) = moved
+                && frame_fits_apart(pieces, [i, j], mover, &moved)
+            {
+                pieces[mover] = moved;
+                opened.push(OpenedGap {
+                    pieces: [i, j],
+                    gap_mm: gap,
+                });
+            }
+        }
+    }
+    opened
+}
+
+/// `piece` slid along the table straight away from `other` until they are [`OPENED_MM`] apart.
+fn slid_apart(piece: &Piece, other: &Piece, engine: &Engine) -> Option<Piece> {
+    let (on_mover, on_other) = engine.nearest_points(piece, other, f64::INFINITY)?;
+    let away = on_mover - on_other;
+    let direction = Vector3::new(away.x, away.y, 0.0).try_normalize(1e-9)?;
+    let at = |t: f64| {
+        let mut p = piece.clone();
+        p.table_from_piece
+            .append_translation_mut(&Translation3::from(direction * t));
+        p
+    };
+    let apart = |t: f64| engine.surface_distance(&at(t), other) >= OPENED_MM;
+    let far = 2.0 * OPENED_MM;
+    apart(far).then(|| at(bisect_crossing(apart, 0.0, far, 20)))
+}
+
 /// Of `tips` (each with a key), the one a piece whose cavity's apex is at `cavity_apex` sits on:
 /// the nearest, within [`SEATED_WITHIN_MM`].
 pub fn seat_among<K>(
@@ -255,16 +346,22 @@ fn moved_into_contact(
 /// bisected `steps` times: `distance(near)` is beyond it, `distance(far)` within.
 pub(crate) fn bisect_to_contact(
     distance: impl Fn(f64) -> f64,
-    mut near: f64,
-    mut far: f64,
+    near: f64,
+    far: f64,
     steps: usize,
 ) -> f64 {
+    bisect_crossing(|t| distance(t) <= CONTACT_MM, near, far, steps)
+}
+
+/// The least `t` in `(near, far]` where `holds` does, bisected `steps` times: `holds(near)` is
+/// false, `holds(far)` true.
+fn bisect_crossing(holds: impl Fn(f64) -> bool, mut near: f64, mut far: f64, steps: usize) -> f64 {
     for _ in 0..steps {
         let mid = 0.5 * (near + far);
-        if distance(mid) > CONTACT_MM {
-            near = mid;
-        } else {
+        if holds(mid) {
             far = mid;
+        } else {
+            near = mid;
         }
     }
     far
@@ -421,6 +518,34 @@ pub fn note_closed_gaps(scene: &mut Scene, closed: &[ClosedGap]) {
                     pair[0], pair[1], gap.gap_mm
                 ),
             },
+        });
+    }
+}
+
+/// The Master's warning for each opened gap, in the koan of each piece (after the engine
+/// derived the scene with `pieces` as its pieces, in the same order): the camera judged the
+/// gap rather than measured it.
+pub fn note_opened_gaps(scene: &mut Scene, opened: &[OpenedGap]) {
+    for gap in opened {
+        let [a, b] = gap.pieces.map(|k| scene.pieces[k].id);
+        let pair = [a.min(b), a.max(b)];
+        let Some(koan) = scene
+            .koans
+            .iter_mut()
+            .find(|k| k.pieces.contains(&a) || k.pieces.contains(&b))
+        else {
+            continue;
+        };
+        koan.judgment_calls.push(JudgmentCall {
+            what: "touching".into(),
+            pieces: pair.to_vec(),
+            decided: false,
+            margin: TOUCHING_MM - OPENED_MM,
+            unit: "mm".into(),
+            note: format!(
+                "touching ({}, {}): no, the frame shows the table between them, but the fit had them {:.1} mm apart: look",
+                pair[0], pair[1], gap.gap_mm
+            ),
         });
     }
 }
@@ -753,5 +878,100 @@ mod tests {
         assert_eq!(closed.len(), 1);
         assert!(engine.surface_distance(&pieces[0], &pieces[1]) <= TOUCHING_MM);
         assert!(engine.surface_distance(&pieces[1], &pieces[2]) <= TOUCHING_MM);
+    }
+
+    /// Opens gaps where the frame fits every pair apart better, or none where `shows` is false.
+    fn open_where(pieces: &mut [Piece], support: &[Support], shows: bool) -> Vec<OpenedGap> {
+        open_seen_gaps(pieces, support, &Engine::default(), &|_, _, _, _| shows)
+    }
+
+    #[test]
+    fn pieces_fitted_touching_where_the_frame_shows_a_gap_are_set_apart_by_the_less_sure() {
+        let engine = Engine::default();
+        // Medium bases are 19.8 mm wide: 0.5 mm apart, touching as fitted.
+        let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 20.3, 0.6)];
+        let opened = open_where(&mut pieces, &[Support::Itself; 2], true);
+        assert_eq!(opened.len(), 1, "{opened:?}");
+        assert!((opened[0].gap_mm - 0.5).abs() < 1e-6);
+        let gap = engine.surface_distance(&pieces[0], &pieces[1]);
+        assert!((gap - OPENED_MM).abs() < 0.01, "gap {gap}");
+        assert_eq!(
+            pieces[0].table_from_piece.translation.x, 0.0,
+            "the sure piece stays"
+        );
+        assert_eq!(
+            pieces[1].table_from_piece.translation.y, 0.0,
+            "straight away"
+        );
+    }
+
+    #[test]
+    fn pieces_fitted_touching_where_the_frame_shows_no_gap_stay() {
+        let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 20.3, 0.6)];
+        let fitted = pieces.clone();
+        assert!(open_where(&mut pieces, &[Support::Itself; 2], false).is_empty());
+        assert_eq!(pieces, fitted);
+    }
+
+    #[test]
+    fn leaning_pieces_and_towers_keep_their_contacts() {
+        let placer = Placer::default();
+        let lower = piece(0, 0.0, 0.6);
+        let on_tip = placer
+            .on_tip(Size::Medium, &lower.table_from_piece, Size::Small)
+            .unwrap();
+        let mut pieces = vec![
+            lower,
+            Piece::new(1, Color::Red, Size::Small, on_tip),
+            piece(2, 20.3, 0.9),
+            piece(3, 40.6, 0.5),
+        ];
+        let fitted = pieces.clone();
+        // 0 holds 1 on its tip, 1 sits on it, 3 leans (on 2): no pair stands alone both.
+        let support = [
+            Support::Itself,
+            Support::Seated(0),
+            Support::Itself,
+            Support::Leaning,
+        ];
+        assert!(open_where(&mut pieces, &support, true).is_empty());
+        assert_eq!(pieces, fitted);
+    }
+
+    #[test]
+    fn a_gap_is_opened_only_where_nothing_else_is_run_into_or_left() {
+        let engine = Engine::default();
+        // The middle piece is the least sure, but it touches the left one too, which it would
+        // leave: the right one moves away from it instead.
+        let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 20.3, 0.5), piece(2, 40.6, 0.8)];
+        let support = [Support::Itself; 3];
+        let frame_fits_apart = |_: &[Piece], pair: [usize; 2], _: usize, _: &Piece| pair == [1, 2];
+        let opened = open_seen_gaps(&mut pieces, &support, &engine, &frame_fits_apart);
+        assert_eq!(opened.len(), 1, "{opened:?}");
+        assert!(engine.surface_distance(&pieces[0], &pieces[1]) <= TOUCHING_MM);
+        let gap = engine.surface_distance(&pieces[1], &pieces[2]);
+        assert!((gap - OPENED_MM).abs() < 0.01, "gap {gap}");
+        assert!(pieces[2].table_from_piece.translation.x > 40.6);
+    }
+
+    #[test]
+    fn the_master_is_warned_that_an_opened_gap_was_judged() {
+        let engine = Engine::default();
+        let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 20.3, 0.6)];
+        let opened = open_where(&mut pieces, &[Support::Itself; 2], true);
+        let mut scene = Scene::from_pieces(pieces);
+        engine.derive(&mut scene);
+        note_opened_gaps(&mut scene, &opened);
+        assert!(scene.koans[0].touching.is_empty(), "apart");
+        let calls: Vec<&JudgmentCall> = scene
+            .koans
+            .iter()
+            .flat_map(|k| &k.judgment_calls)
+            .filter(|c| c.what == "touching")
+            .collect();
+        assert_eq!(calls.len(), 1, "{calls:?}");
+        assert_eq!(calls[0].pieces, vec![0, 1]);
+        assert!(!calls[0].decided && calls[0].margin < 0.0, "{:?}", calls[0]);
+        assert!(calls[0].note.contains("0.5 mm apart"), "{}", calls[0].note);
     }
 }
