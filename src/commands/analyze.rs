@@ -54,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )
         .with_context(|| format!("analysing {} at other exposures", args.image.display()))?;
         note_unsteady(&mut analysis.scene, &unsteady);
-        let calls = analysis.scene.koans.iter().flat_map(|k| &k.judgment_calls);
+        let calls = analysis.scene.judgment_calls();
         for call in calls.filter(|c| c.what == "reading") {
             eprintln!("note: {}", call.note);
         }

@@ -120,9 +120,7 @@ fn to_truth(pairs: &Pairs) -> BTreeMap<PieceId, PieceId> {
 /// Master to look at them.
 pub fn told_to_look_at(found: &Scene) -> BTreeSet<PieceId> {
     found
-        .koans
-        .iter()
-        .flat_map(|k| &k.judgment_calls)
+        .judgment_calls()
         .filter(|c| c.what != "koan grouping")
         .flat_map(|c| c.pieces.iter().copied())
         .collect()
@@ -132,9 +130,7 @@ pub fn told_to_look_at(found: &Scene) -> BTreeSet<PieceId> {
 /// ordered as named for pointing, lower id first for touching.
 pub fn near_calls(scene: &Scene, what: &str) -> BTreeSet<(PieceId, PieceId)> {
     scene
-        .koans
-        .iter()
-        .flat_map(|k| &k.judgment_calls)
+        .judgment_calls()
         .filter(|c| c.what == what)
         .filter_map(|c| match *c.pieces.as_slice() {
             [a, b] if what == "touching" => Some((a.min(b), a.max(b))),

@@ -6,7 +6,7 @@ use std::path::Path;
 use nalgebra::{Isometry3, Matrix3, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
-use crate::koan::Koan;
+use crate::koan::{JudgmentCall, Koan};
 use crate::piece::{
     Color, KoanId, Orientation, Piece, PieceAttributes, PieceId, PieceMargins, Shape, Size,
 };
@@ -91,6 +91,11 @@ impl Scene {
     /// The pieces of a koan, in the koan's order.
     pub fn pieces_of<'a>(&'a self, koan: &'a Koan) -> impl Iterator<Item = &'a Piece> + 'a {
         koan.pieces.iter().filter_map(move |id| self.piece(*id))
+    }
+
+    /// Every koan's judgment calls, koan by koan.
+    pub fn judgment_calls(&self) -> impl Iterator<Item = &JudgmentCall> {
+        self.koans.iter().flat_map(|k| &k.judgment_calls)
     }
 }
 

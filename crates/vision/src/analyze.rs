@@ -1025,9 +1025,7 @@ mod tests {
         engine.derive(&mut scene);
         note_unsure_readings(&mut scene, &[]);
         let calls: Vec<&JudgmentCall> = scene
-            .koans
-            .iter()
-            .flat_map(|k| &k.judgment_calls)
+            .judgment_calls()
             .filter(|c| c.what == "reading")
             .collect();
         assert_eq!(calls.len(), 1, "{calls:?}");

@@ -964,9 +964,7 @@ mod tests {
         note_opened_gaps(&mut scene, &opened);
         assert!(scene.koans[0].touching.is_empty(), "apart");
         let calls: Vec<&JudgmentCall> = scene
-            .koans
-            .iter()
-            .flat_map(|k| &k.judgment_calls)
+            .judgment_calls()
             .filter(|c| c.what == "touching")
             .collect();
         assert_eq!(calls.len(), 1, "{calls:?}");

@@ -597,9 +597,7 @@ fn a_large_fallen_on_its_side_across_a_small_is_read_lying_on_it() {
     );
     // No two pieces are read into each other: nothing for the Master to look at there.
     let readings: Vec<_> = scene
-        .koans
-        .iter()
-        .flat_map(|k| &k.judgment_calls)
+        .judgment_calls()
         .filter(|c| c.what == "reading" && c.pieces.len() == 2)
         .collect();
     assert!(readings.is_empty(), "{seen:?}: {readings:?}");
@@ -642,9 +640,7 @@ fn assert_blue_medium_seen_from_above(
             };
             let orientation = blue.attributes.as_ref().map(|a| a.orientation);
             let call = scene
-                .koans
-                .iter()
-                .flat_map(|k| &k.judgment_calls)
+                .judgment_calls()
                 .find(|c| c.what == "reading" && c.pieces == vec![blue.id])
                 .map(|c| c.note.as_str());
             let right = if upside_down {
