@@ -23,8 +23,8 @@ use crate::left_board::{
 use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
 use crate::pose::{
-    Resting, cavity_apex_piece, centroid_piece, flat_tilt, pose_on_table, pose_upright_at,
-    row_span, silhouette, vertices_piece, with_silhouette,
+    Resting, cavity_apex_piece, centroid_piece, flat_tilt, inside_convex, pose_on_table,
+    pose_upright_at, row_span, silhouette, vertices_piece, with_silhouette,
 };
 use crate::region::{
     Overlap, Prefix, Region, covered, explain, open_residual, overlap, overlap_union, regions,

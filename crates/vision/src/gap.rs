@@ -10,11 +10,10 @@ use koanscope_geometry::{Engine, PieceModels};
 use koanscope_scene::Piece;
 use nalgebra::{Point2, Point3, Vector2};
 
-use crate::pose::{row_span, silhouette};
-
 use crate::camera::Camera;
 use crate::contact::TOUCHING_MM;
 use crate::occlusion::Solid;
+use crate::pose::{inside_convex, silhouette};
 use crate::segment::{Segmentation, TABLE};
 
 /// Where along the segment between the two pieces' nearest points the frame is looked at.
@@ -127,7 +126,7 @@ fn gap_lead_px(
     let mut as_moved = as_fitted.clone();
     as_moved[if mover == i { 0 } else { 1 }] = outline(moved)?;
     let agrees = |outlines: &[Vec<Point2<f64>>; 2], px: &Point2<f64>, class: u8| {
-        let [in_i, in_j] = outlines.each_ref().map(|o| inside(o, px));
+        let [in_i, in_j] = outlines.each_ref().map(|o| inside_convex(o, px));
         if class == TABLE {
             !in_i && !in_j
         } else {
@@ -146,11 +145,6 @@ fn gap_lead_px(
         }
     }
     Some(lead)
-}
-
-/// Whether a pixel lies inside a convex outline.
-fn inside(outline: &[Point2<f64>], px: &Point2<f64>) -> bool {
-    row_span(outline, px.y).is_some_and(|(lo, hi)| lo <= px.x && px.x <= hi)
 }
 
 #[cfg(test)]

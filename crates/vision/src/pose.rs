@@ -200,6 +200,11 @@ fn hull_into(points: &mut [Point2<f64>], hull: &mut [Point2<f64>]) -> usize {
     len - 1
 }
 
+/// Whether a pixel lies inside a convex outline.
+pub fn inside_convex(outline: &[Point2<f64>], px: &Point2<f64>) -> bool {
+    row_span(outline, px.y).is_some_and(|(lo, hi)| lo <= px.x && px.x <= hi)
+}
+
 /// The horizontal span of a convex polygon at image row `y`, or `None` if the row misses it.
 pub fn row_span(polygon: &[Point2<f64>], y: f64) -> Option<(f64, f64)> {
     let mut lo = f64::INFINITY;

@@ -291,7 +291,7 @@ impl Detector {
         let tip = apex_of(post, &self.pieces);
         camera
             .project_table(&tip)
-            .is_some_and(|px| hidden_base::inside(&flat.outline_px, &px))
+            .is_some_and(|px| inside_convex(&flat.outline_px, &px))
     }
 
     /// The piece refitted standing, of any size, with the flat piece's pixels taken out of its

@@ -351,7 +351,7 @@ impl Detector {
                     .filter(|(_, tip)| {
                         camera
                             .project_table(tip)
-                            .is_some_and(|px| inside(&bridge.outline_px, &px))
+                            .is_some_and(|px| inside_convex(&bridge.outline_px, &px))
                     })
                     .collect();
                 let Some(tallest) = posts.iter().map(|(_, tip)| tip.z).reduce(f64::max) else {
@@ -481,11 +481,6 @@ fn best_upright_yaw(
         .map(|h| (objective(&h), h))
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .expect("twelve yaws")
-}
-
-/// Whether a pixel lies inside a convex outline.
-pub(super) fn inside(outline: &[Point2<f64>], px: &Point2<f64>) -> bool {
-    row_span(outline, px.y).is_some_and(|(lo, hi)| lo <= px.x && px.x <= hi)
 }
 
 #[cfg(test)]
