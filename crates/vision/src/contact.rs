@@ -249,15 +249,29 @@ fn slid_apart(piece: &Piece, other: &Piece, engine: &Engine) -> Option<Piece> {
     let (on_mover, on_other) = engine.nearest_points(piece, other, f64::INFINITY)?;
     let away = on_mover - on_other;
     let direction = Vector3::new(away.x, away.y, 0.0).try_normalize(1e-9)?;
+    slid_until(piece, other, engine, direction, 2.0 * OPENED_MM, |gap| {
+        gap >= OPENED_MM
+    })
+}
+
+/// `piece` moved along `direction` (a unit vector, table frame) by the least travel up to `far`
+/// at which its gap to `other` is `reached`, bisected; `None` when not even `far` reaches it.
+fn slid_until(
+    piece: &Piece,
+    other: &Piece,
+    engine: &Engine,
+    direction: Vector3<f64>,
+    far: f64,
+    reached: impl Fn(f64) -> bool,
+) -> Option<Piece> {
     let at = |t: f64| {
         let mut p = piece.clone();
         p.table_from_piece
             .append_translation_mut(&Translation3::from(direction * t));
         p
     };
-    let apart = |t: f64| engine.surface_distance(&at(t), other) >= OPENED_MM;
-    let far = 2.0 * OPENED_MM;
-    apart(far).then(|| at(bisect_crossing(apart, 0.0, far, 20)))
+    let holds = |t: f64| reached(engine.surface_distance(&at(t), other));
+    holds(far).then(|| at(bisect_crossing(holds, 0.0, far, 20)))
 }
 
 /// Of `tips` (each with a key), the one a piece whose cavity's apex is at `cavity_apex` sits on:
@@ -404,19 +418,15 @@ fn slid_into_contact(piece: &Piece, other: &Piece, raised: bool, engine: &Engine
         }
         flat.normalize()
     };
-    let at = |t: f64| {
-        let mut p = piece.clone();
-        p.table_from_piece
-            .append_translation_mut(&Translation3::from(direction * t));
-        p
-    };
-    let distance = |t: f64| engine.surface_distance(&at(t), other);
-    // The gap shrinks as the piece moves in; bisect for the travel that leaves CONTACT_MM.
-    let far = 3.0 * towards.norm();
-    if distance(far) > CONTACT_MM {
-        return None;
-    }
-    Some(at(bisect_to_contact(distance, 0.0, far, 20)))
+    // The gap shrinks as the piece moves in, to CONTACT_MM at the least travel found.
+    slid_until(
+        piece,
+        other,
+        engine,
+        direction,
+        3.0 * towards.norm(),
+        |gap| gap <= CONTACT_MM,
+    )
 }
 
 /// `piece`, leaning, tipped further over where it meets the table until it is [`CONTACT_MM`]
