@@ -704,12 +704,14 @@ impl Detector {
                         .filter(|(k, (_, score))| *k == 0 || *score >= close)
                         .map(|(_, reading)| reading);
                     let mut best: Option<(f64, Vec<Detection>, f64)> = None;
-                    // A post stood up under a bridge that now rests on it holds the bridge up:
-                    // it stays standing (it was stood up judged with what the bridge hides of
-                    // it free, which the readings here do not do).
-                    let holds_bridge = self.holds_bridge(&stood, i, &per_region);
+                    // A post stood up under a flat piece stays standing while the passes
+                    // settle whether the piece lies across it (it was stood up judged with what
+                    // the piece hides of it free, which the readings here do not do; read
+                    // again before the piece was, it lay down again). Where the piece does not
+                    // lie across it after all, `sit_posts_back_down` lays it back.
+                    let stood_post = self.holds_stood_post(&stood, i, &per_region);
                     for (found, score) in readings {
-                        if holds_bridge && !found.iter().any(|d| d.resting == Resting::Upright) {
+                        if stood_post && !found.iter().any(|d| d.resting == Resting::Upright) {
                             continue;
                         }
                         // A piece leaning into the piece under a tip is in two places at once,
