@@ -260,13 +260,33 @@ fn eval_explain_lists_each_disagreement_under_its_scene() {
         explained.starts_with("  ") && kinds.iter().any(|k| explained.trim_start().starts_with(k)),
         "{explained}"
     );
-    // Each piece line names the true piece as the truth describes it.
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains("true #") && (l.contains("upright") || l.contains("flat"))),
-        "{stdout}"
-    );
+    // Each piece line names the true piece as the truth describes it: its number, colour, size
+    // and orientation ("true #3 red medium weird").
+    let piece_lines: Vec<&&str> = lines
+        .iter()
+        .filter(|l| {
+            let l = l.trim_start();
+            l.starts_with("wrong") || l.starts_with("missed")
+        })
+        .collect();
+    assert!(!piece_lines.is_empty(), "a piece misread: {stdout}");
+    for line in piece_lines {
+        let named: Vec<&str> = line
+            .split_once("true #")
+            .map(|(_, rest)| rest.split_whitespace().take(4).collect())
+            .unwrap_or_default();
+        assert!(
+            matches!(
+                named.as_slice(),
+                [id, colour, size, orientation]
+                    if id.parse::<u32>().is_ok()
+                        && ["red", "yellow", "green", "blue", "black"].contains(colour)
+                        && ["small", "medium", "large"].contains(size)
+                        && ["upright", "flat", "weird"].contains(orientation)
+            ),
+            "{line}"
+        );
+    }
     // A koan hiding a nested piece (S1 scene 3) is marked otherwise where the count matters.
     let s1_scene_3 = lines
         .iter()
