@@ -313,13 +313,11 @@ impl Detector {
         // Each size on its own: with what the flat piece hides left free, a size too big can
         // explain the region best standing beside the flat piece rather than under it (the
         // shaded post of the sample bridge in S1 scene 2, a small read a medium behind it).
-        [Size::Small, Size::Medium, Size::Large]
+        let sizes = [Size::Small, Size::Medium, Size::Large];
+        self.standing_under_each(camera, region, post, flat, &sizes, None)
             .into_iter()
-            .filter_map(|size| {
-                let (gain, h) = self.standing_under(camera, region, post, flat, &[size], None)?;
-                if gain < bar {
-                    return None;
-                }
+            .filter(|(gain, _)| *gain >= bar)
+            .filter_map(|(gain, h)| {
                 let upright = self.detection(region.color, camera, &h, confidence)?;
                 self.tip_hidden_by(camera, &upright, flat)
                     .then_some((gain, upright))

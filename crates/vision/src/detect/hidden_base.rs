@@ -421,6 +421,22 @@ impl Detector {
         sizes: &[Size],
         at: Option<Point2<f64>>,
     ) -> Option<(f64, Hypothesis)> {
+        self.standing_under_each(camera, region, post, over, sizes, at)
+            .into_iter()
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+
+    /// [`Detector::standing_under`] for each of `sizes` (in their order), the region with what
+    /// `over` hides taken out of it made once for all; empty where nothing of the region shows.
+    pub(super) fn standing_under_each(
+        &self,
+        camera: &Camera,
+        region: &Region,
+        post: Option<&Detection>,
+        over: &Detection,
+        sizes: &[Size],
+        at: Option<Point2<f64>>,
+    ) -> Vec<(f64, Hypothesis)> {
         let mut free = region.clone();
         hidden_by(&mut free, &over.outline_px);
         let prefix = Prefix::new(&free);
@@ -429,9 +445,13 @@ impl Detector {
         });
         let at = match at {
             Some(at) => at,
-            None => camera
-                .pixel_to_table_plane(&free.target_centre()?, 0.0)?
-                .xy(),
+            None => match free
+                .target_centre()
+                .and_then(|centre| camera.pixel_to_table_plane(&centre, 0.0))
+            {
+                Some(on_table) => on_table.xy(),
+                None => return Vec::new(),
+            },
         };
         let nudge = Freedom {
             first_step_mm: 2.0,
@@ -445,7 +465,7 @@ impl Detector {
             None => &[-8.0, -4.0, 0.0, 4.0, 8.0],
         };
         let score = |h: &Hypothesis| self.score(&prefix, camera, h).0;
-        let (score, h, _) = sizes
+        sizes
             .iter()
             .filter_map(|&size| {
                 let (_, seed) = offsets
@@ -453,10 +473,10 @@ impl Detector {
                     .flat_map(|&dx| offsets.iter().map(move |&dy| (dx, dy)))
                     .map(|(dx, dy)| best_upright_yaw(size, at.x + dx, at.y + dy, score))
                     .max_by(|a, b| a.0.total_cmp(&b.0))?;
-                Some(pattern_search(seed, nudge, FINEST_STEP_MM, score))
+                let (score, h, _) = pattern_search(seed, nudge, FINEST_STEP_MM, score);
+                Some((score - was, h))
             })
-            .max_by(|a, b| a.0.total_cmp(&b.0))?;
-        Some((score - was, h))
+            .collect()
     }
 }
 
