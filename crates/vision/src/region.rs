@@ -732,6 +732,18 @@ pub(crate) fn hidden_by(region: &mut Region, outline_px: &[Point2<f64>]) {
     });
 }
 
+/// Takes out of a region the pixels inside `outline_px` that are neither its own nor already
+/// another piece's: a silhouette covering them is not charged for them, and its pixels of the
+/// region there still count for it (what may show neither piece, such as the seam in the shade
+/// where one piece sits on another).
+pub(crate) fn hidden_unless_own(region: &mut Region, outline_px: &[Point2<f64>]) {
+    for_each_inside(region.bounds(), outline_px, |i| {
+        if region.target[i] == 0 && region.dontcare[i] == 0 {
+            region.dontcare[i] = EXPLAINED;
+        }
+    });
+}
+
 /// Removes what is left of a region in strips narrower than 5 pixels (a morphological opening):
 /// the blurred rim around a fitted piece, not another piece.
 pub(crate) fn open_residual(region: &mut Region) {
@@ -949,6 +961,60 @@ mod tests {
             assert_eq!(region.target[i], opened[i], "pixel {i}");
             let explained = target[i] == 1 && opened[i] == 0;
             assert_eq!(region.dontcare[i] == EXPLAINED, explained, "pixel {i}");
+        }
+    }
+
+    /// A silhouette over a region's pixels, another piece's and the table's: once the region
+    /// hides what is neither its own nor the other piece's there (the seam where one piece sits
+    /// on another), the silhouette leaks onto the table nowhere, and explains just as many of
+    /// the region's pixels and covers as many of the other piece's.
+    #[test]
+    fn what_is_neither_its_own_nor_anothers_is_hidden_and_nothing_else() {
+        let (w, h) = (40, 30);
+        let (x0, y0) = (500, 300);
+        // Columns 0-14 the region's, 30-39 another piece's, the rest the table.
+        let target: Vec<u8> = (0..w * h).map(|i| u8::from(i % w < 15)).collect();
+        let dontcare: Vec<u8> = (0..w * h)
+            .map(|i| if i % w >= 30 { OTHER } else { 0 })
+            .collect();
+        let mut region = Region {
+            color: Color::Yellow,
+            x0,
+            y0,
+            w,
+            h,
+            target: target.clone(),
+            dontcare: dontcare.clone(),
+            lightness: vec![0; w * h].into(),
+        };
+        let (left, right) = (x0 as f64 + 5.0, x0 as f64 + 35.0);
+        let (top, bottom) = (y0 as f64 + 5.0, y0 as f64 + 20.0);
+        let square = [
+            Point2::new(left, top),
+            Point2::new(right, top),
+            Point2::new(right, bottom),
+            Point2::new(left, bottom),
+        ];
+        let before = overlap(&Prefix::new(&region), &square);
+        hidden_unless_own(&mut region, &square);
+        let after = overlap(&Prefix::new(&region), &square);
+        assert!(
+            before.off > 100.0,
+            "the square leaks onto the table: {before:?}"
+        );
+        assert_eq!(after.off, 0.0, "{after:?}");
+        assert_eq!((after.on, after.others), (before.on, before.others));
+        assert_eq!(region.target, target, "the region's own pixels stay");
+        for i in 0..w * h {
+            let (x, y) = ((x0 + i % w) as f64, (y0 + i / w) as f64);
+            let under = (left..=right).contains(&x) && (top..=bottom).contains(&y);
+            let table = target[i] == 0 && dontcare[i] == 0;
+            let expected = if table && under {
+                EXPLAINED
+            } else {
+                dontcare[i]
+            };
+            assert_eq!(region.dontcare[i], expected, "pixel ({x}, {y})");
         }
     }
 
