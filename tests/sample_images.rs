@@ -206,6 +206,37 @@ fn the_benchmarks_full_table_is_read_piece_for_piece() {
     );
 }
 
+/// A green small on a yellow medium on pale pine under two lamps (`tests/frames/pine-two-lamps`,
+/// a frame of the table holdout): the yellow shows as a band under the green, and where the
+/// green sits on it the seam in its shade and the blurred edge show neither colour. The base
+/// found under the green is not charged for them: the two are one tower, the green raised on
+/// the yellow medium, not standing on the table behind a yellow small leaning in front.
+#[test]
+fn a_tower_on_pine_is_read_past_the_seam_under_its_top() {
+    let frames =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frames/pine-two-lamps");
+    let scene = common::analyzed_scene(&frames.join("scene.jpg"), &frames.join("calibration.yaml"));
+    let (base, top) = (
+        id_of(&scene, "yellow", "medium"),
+        id_of(&scene, "green", "small"),
+    );
+    assert_eq!(
+        common::koan_relation(&scene, "towers"),
+        vec![serde_json::json!([base, top])],
+        "{scene}"
+    );
+    let pieces = scene["pieces"].as_array().expect("pieces");
+    let read = |id: u64| {
+        pieces
+            .iter()
+            .find(|p| p["id"] == id)
+            .expect("a piece")
+            .clone()
+    };
+    assert_eq!(read(base)["orientation"], "upright", "{}", read(base));
+    assert_eq!(read(top)["grounded"], false, "{}", read(top));
+}
+
 /// A sample scene's bundled truth, and the scene document `koanscope analyze` reads from its
 /// frame with the setup's bundled calibration.
 fn truth_and_reading(setup: &str, scene: &str) -> (serde_json::Value, serde_json::Value) {
