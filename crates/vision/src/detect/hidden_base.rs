@@ -18,10 +18,11 @@ use crate::region::{hidden_by, hidden_unless_own};
 /// within this band (its own pixels there still count for it). On the table holdout, a yellow
 /// medium under a green small on pale pine, charged for some 30 such pixels, lost to a yellow
 /// small leaning in front, and the green was read standing on the table; so was a red medium on
-/// a blue large on white melamine under sensor noise. 2 pixels read both as towers and every
-/// other frame of the suite as before (the towers' bases fitted a little differently); 1 pixel
-/// changes nothing, and 3 already excuse a misfit: under a 1-pixel blur, dev D1 scene 4's red
-/// large lying across a yellow small post was then read as a red medium standing on the post.
+/// a blue large on white melamine under sensor noise. 2 pixels read both as towers, drop a
+/// false red small from the top of a third (red felt), and leave every other report of the
+/// suite as it was (some towers' bases fitted a little differently); 1 pixel changes nothing,
+/// and 3 already excuse a misfit: under a 1-pixel blur, dev D1 scene 4's red large lying across
+/// a yellow small post was then read as a red medium standing on the post.
 const SEAM_PX: f64 = 2.0;
 
 /// A base found under a piece of another region, and what it changes.
