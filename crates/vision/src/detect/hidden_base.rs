@@ -411,14 +411,17 @@ impl Detector {
             .filter(|&s| s > post.size && self.dims(s).height_mm <= tallest + 1.0)
             .collect();
         let at = post.table_from_piece.translation;
-        let (gain, h) = self.standing_under(
-            camera,
-            region,
-            Some(post),
-            bridge,
-            &sizes,
-            Some(Point2::new(at.x, at.y)),
-        )?;
+        let (gain, h) = self
+            .standing_under_each(
+                camera,
+                region,
+                Some(post),
+                bridge,
+                &sizes,
+                Some(Point2::new(at.x, at.y)),
+            )
+            .into_iter()
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
         // The bridge lying level favours the taller post where the outline can hardly tell.
         if gain < -self.params.resting_outline_tolerance * region.target_px() {
             return None;
@@ -427,27 +430,12 @@ impl Detector {
         Some((gain, taller))
     }
 
-    /// The best upright piece of one of `sizes` in a post's region, with what the piece over it
-    /// (`over`) hides of it taken out of the region (free, as a tower's base behind its top),
-    /// standing near `at` (table frame; `None`: under the middle of what shows of it); and how
-    /// much better it explains the region so than the post as it was read (negative: worse;
-    /// against nothing where the region was read as none).
-    pub(super) fn standing_under(
-        &self,
-        camera: &Camera,
-        region: &Region,
-        post: Option<&Detection>,
-        over: &Detection,
-        sizes: &[Size],
-        at: Option<Point2<f64>>,
-    ) -> Option<(f64, Hypothesis)> {
-        self.standing_under_each(camera, region, post, over, sizes, at)
-            .into_iter()
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-    }
-
-    /// [`Detector::standing_under`] for each of `sizes` (in their order), the region with what
-    /// `over` hides taken out of it made once for all; empty where nothing of the region shows.
+    /// For each of `sizes` (in their order), the best upright piece of that size in a post's
+    /// region, with what the piece over it (`over`) hides of it taken out of the region (free,
+    /// as a tower's base behind its top; taken out once for all sizes), standing near `at`
+    /// (table frame; `None`: under the middle of what shows of it); and how much better it
+    /// explains the region so than the post as it was read (negative: worse; against nothing
+    /// where the region was read as none). Empty where nothing of the region shows.
     pub(super) fn standing_under_each(
         &self,
         camera: &Camera,
