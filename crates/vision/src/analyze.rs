@@ -18,7 +18,7 @@ use crate::detect::{
     Detection, Detector, OVERLAP_MM, ShadedAlternative, ShadedChoice, Tipped, polygon_area,
 };
 use crate::error::{CvContext, VisionError};
-use crate::gap::{frame_fits_apart, gap_seen};
+use crate::gap::{frame_fits_apart, frame_shows_gap};
 use crate::image::size_of;
 use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
@@ -128,15 +128,16 @@ pub fn analyze_remembering(
         &detector.pieces,
         detector.params.contact_snap_mm,
         detector.params.leaning_snap_mm,
-        &|pieces: &[Piece], i, j| {
-            gap_seen(
+        &|pieces: &[Piece], pair, mover, moved: &Piece| {
+            frame_shows_gap(
                 &seg,
                 camera,
                 &detector.pieces,
                 engine,
                 pieces,
-                i,
-                j,
+                pair,
+                mover,
+                moved,
                 detector.params.leaning_snap_mm + 1.0,
             )
         },
