@@ -18,7 +18,7 @@ use crate::detect::{
     Detection, Detector, OVERLAP_MM, ShadedAlternative, ShadedChoice, Tipped, polygon_area,
 };
 use crate::error::{CvContext, VisionError};
-use crate::gap::{frame_fits_apart, frame_shows_gap};
+use crate::gap::{frame_fits_apart, gap_seen};
 use crate::image::size_of;
 use crate::memory::FitMemory;
 use crate::occlusion::depth_order_evidence;
@@ -128,16 +128,15 @@ pub fn analyze_remembering(
         &detector.pieces,
         detector.params.contact_snap_mm,
         detector.params.leaning_snap_mm,
-        &|pieces: &[Piece], pair, mover, moved: &Piece| {
-            frame_shows_gap(
+        &|pieces: &[Piece], i, j| {
+            gap_seen(
                 &seg,
                 camera,
                 &detector.pieces,
                 engine,
                 pieces,
-                pair,
-                mover,
-                moved,
+                i,
+                j,
                 detector.params.leaning_snap_mm + 1.0,
             )
         },

@@ -68,9 +68,8 @@ fn tower_roots(support: &[Support]) -> Vec<usize> {
 /// on a tip, or with one seated on its own, never moves. A leaning piece
 /// that touches nothing must rest against something: it slides onto its nearest neighbour from
 /// as far as `lean_snap_mm`, the leaning fit's own error. A move is kept only if the piece keeps
-/// touching what it touched and goes into no other piece. A gap the frame shows
-/// (`gap_seen(pieces, pair, mover, moved)`, given the piece that would move and where to) is
-/// left as it is.
+/// touching what it touched and goes into no other piece. A gap `gap_seen(pieces, i, j)` says
+/// the frame shows (the table visible through it) is left as it is.
 pub fn close_gaps(
     pieces: &mut [Piece],
     support: &[Support],
@@ -78,7 +77,7 @@ pub fn close_gaps(
     models: &PieceModels,
     snap_mm: f64,
     lean_snap_mm: f64,
-    gap_seen: &ShowsGap<'_>,
+    gap_seen: &dyn Fn(&[Piece], usize, usize) -> bool,
 ) -> Vec<ClosedGap> {
     let n = pieces.len();
     let raised = |k: usize| support[k] == Support::Raised;
@@ -130,6 +129,10 @@ pub fn close_gaps(
         }
         let Some((i, j, gap)) = nearest else { break };
         tried[i * n + j] = true;
+        // Where the frame shows the table through the gap, it is real: leave it.
+        if gap_seen(pieces, i, j) {
+            continue;
+        }
         let confidence = |k: usize| pieces[k].confidence.unwrap_or(0.0);
         // Raised pieces move first, then a leaning one looking for its support, then the less
         // confident one. Beyond `snap_mm` only the leaning piece may move.
@@ -151,10 +154,6 @@ pub fn close_gaps(
             if let Some(moved) =
                 moved_into_contact(pieces, mover, other, support[mover], engine, models)
             {
-                // Where the frame shows the gap, it is real: leave it.
-                if gap_seen(pieces, [i, j], mover, &moved) {
-                    break;
-                }
                 pieces[mover] = moved;
                 for k in (0..n).filter(|&k| k != mover) {
                     let (a, b) = (mover.min(k), mover.max(k));
@@ -189,10 +188,6 @@ pub struct OpenedGap {
 /// Whether the frame fits a pair of pieces (indices into the pieces) better with one of them
 /// (an index) moved to a pose.
 pub type FitsApart<'a> = dyn Fn(&[Piece], [usize; 2], usize, &Piece) -> bool + 'a;
-
-/// Whether the frame shows the gap between a pair of pieces (indices into the pieces) that
-/// moving one of them (an index) to a pose would close.
-pub type ShowsGap<'a> = dyn Fn(&[Piece], [usize; 2], usize, &Piece) -> bool + 'a;
 
 /// The other half of [`close_gaps`]: pieces standing on the table, fitted touching, are set
 /// [`OPENED_MM`] apart where the frame around their contact agrees better with them so
@@ -581,7 +576,7 @@ mod tests {
             &PieceModels::default(),
             3.0,
             3.0,
-            &|_, _, _, _| false,
+            &|_, _, _| false,
         )
     }
 
@@ -595,7 +590,7 @@ mod tests {
             &PieceModels::default(),
             2.5,
             8.0,
-            &|_, _, _, _| false,
+            &|_, _, _| false,
         )
     }
 
@@ -657,7 +652,7 @@ mod tests {
         let mut pieces = vec![piece(0, 0.0, 0.9), piece(1, 21.8, 0.6)];
         let support = vec![Support::Itself; 2];
         let models = PieceModels::default();
-        let seen_between = |_: &[Piece], pair: [usize; 2], _: usize, _: &Piece| pair == [0, 1];
+        let seen_between = |_: &[Piece], i: usize, j: usize| (i, j) == (0, 1);
         let closed = close_gaps(
             &mut pieces,
             &support,
