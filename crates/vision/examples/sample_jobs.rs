@@ -12,7 +12,9 @@
 //! `cargo run -p koanscope-vision --example sample_jobs -- OUT` then `tools/render/render_all OUT`;
 //! with `-- OUT --holdout`, the same tables in other setups (see `holdout_setups`); with
 //! `-- OUT --cameras`, from camera poses neither shows (see `camera_setups`); with
-//! `-- OUT --tables`, on table tops none of them shows (see `table_setups`).
+//! `-- OUT --tables`, on table tops none of them shows (see `table_setups`); with
+//! `-- OUT --near-calls`, pairs a hair from touching or apart in the sample and holdout setups
+//! (see `near_call_tables`).
 
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
@@ -405,6 +407,108 @@ fn tables() -> Vec<Vec<(Color, Size, Isometry3<f64>)>> {
     vec![t0, t1, t2, t3, full]
 }
 
+/// Tables of pairs set a hair from touching or a hair apart (`scripts/holdout --near-calls`),
+/// where the camera cannot measure the gap and the detector judges it: a piece lying flat with
+/// its apex pointing at the middle of an upright's base edge, and two uprights turned alike
+/// face to face. Each table holds six pairs (separate koans), three touching in the truth (0.2
+/// to 0.6 mm apart: a judgment call within 0.3 mm of the 0.8 mm threshold is not counted
+/// either way) and three apart (1.2 to 2.2 mm, within the gap the detector closes), the gaps
+/// set by the geometry engine's own measure, turned to face the camera at several angles.
+fn near_call_tables(eye: Point3<f64>) -> Vec<Vec<(Color, Size, Isometry3<f64>)>> {
+    let p = Placer::default();
+    let engine = Engine::default();
+    let models = PieceModels::default();
+    // Moves `mover` along `away` until the engine measures `gap_mm` from `other`.
+    let set_gap = |other: &Piece, mover: &mut Piece, away: Vector3<f64>, gap_mm: f64| {
+        let start = mover.table_from_piece;
+        let mut back = 0.0;
+        for _ in 0..8 {
+            let gap = engine.surface_distance(other, mover);
+            back += gap_mm - gap;
+            mover.table_from_piece = Translation3::from(away * back) * start;
+        }
+    };
+    // A flat large's apex heading `heading` at an upright's base edge, `gap_mm` off it.
+    let tip_at_edge =
+        |colors: [Color; 2], upright: Size, x: f64, y: f64, heading: f64, gap_mm: f64| {
+            let along = Vector3::new(heading.cos(), heading.sin(), 0.0);
+            let standing = Piece::new(0, colors[0], upright, p.upright(x, y, heading));
+            let lying = p.flat(Size::Large, 0.0, 0.0, heading);
+            let apex = lying * Point3::new(0.0, 0.0, models.dims(Size::Large).height_mm);
+            let edge = Point3::new(x, y, 0.0) - along * models.dims(upright).base_mm / 2.0;
+            let mut flat = Piece::new(
+                1,
+                colors[1],
+                Size::Large,
+                Translation3::new(edge.x - apex.x, edge.y - apex.y, 0.0) * lying,
+            );
+            set_gap(&standing, &mut flat, -along, gap_mm);
+            [standing, flat]
+        };
+    // Two uprights turned `turn`, the second standing off the first's face along its normal.
+    let face_to_face =
+        |colors: [Color; 2], sizes: [Size; 2], x: f64, y: f64, turn: f64, gap_mm: f64| {
+            let normal = Vector3::new(turn.cos(), turn.sin(), 0.0);
+            let reach = (models.dims(sizes[0]).base_mm + models.dims(sizes[1]).base_mm) / 2.0;
+            let first = Piece::new(0, colors[0], sizes[0], p.upright(x, y, turn));
+            let mut second = Piece::new(
+                1,
+                colors[1],
+                sizes[1],
+                p.upright(x + reach * normal.x, y + reach * normal.y, turn),
+            );
+            set_gap(&first, &mut second, normal, gap_mm);
+            [first, second]
+        };
+    use Color::{Blue, Green, Red, Yellow};
+    use Size::{Large, Medium, Small};
+    // Six places, 110 mm apart (far beyond the 30 mm between koans), and the bearing of the
+    // camera from each: a flat piece lies on the camera's side of its upright, its apex heading
+    // `turn` off straight away from the camera; of two uprights face to face, the second stands
+    // on the camera's side, the faces turned `turn` from facing it.
+    let at = |k: usize| {
+        (
+            -20.0 + 110.0 * (k % 3) as f64,
+            10.0 + 115.0 * (k / 3) as f64,
+        )
+    };
+    let bearing = |(x, y): (f64, f64)| (eye.y - y).atan2(eye.x - x);
+    let tip = |colors, upright, k: usize, turn: f64, gap_mm| {
+        let (x, y) = at(k);
+        tip_at_edge(colors, upright, x, y, bearing(at(k)) + PI + turn, gap_mm)
+    };
+    let faces = |colors, sizes, k: usize, turn: f64, gap_mm| {
+        let (x, y) = at(k);
+        face_to_face(colors, sizes, x, y, bearing(at(k)) + turn, gap_mm)
+    };
+    let table = |pairs: Vec<[Piece; 2]>| {
+        pairs
+            .into_iter()
+            .flatten()
+            .map(|piece| (piece.color, piece.size, piece.table_from_piece))
+            .collect::<Vec<_>>()
+    };
+    let degrees = |d: f64| d.to_radians();
+    vec![
+        table(vec![
+            tip([Red, Green], Medium, 0, degrees(0.0), 0.5),
+            tip([Blue, Yellow], Small, 1, degrees(40.0), 1.6),
+            faces([Yellow, Red], [Large, Small], 2, degrees(20.0), 0.3),
+            faces([Green, Blue], [Medium, Medium], 3, degrees(-35.0), 1.2),
+            tip([Yellow, Blue], Large, 4, degrees(-70.0), 0.2),
+            tip([Green, Red], Medium, 5, degrees(70.0), 2.2),
+        ]),
+        table(vec![
+            tip([Blue, Red], Medium, 0, degrees(-40.0), 1.2),
+            tip([Red, Yellow], Small, 1, degrees(90.0), 0.6),
+            faces([Blue, Yellow], [Large, Medium], 2, degrees(-20.0), 2.2),
+            faces([Red, Green], [Small, Medium], 3, degrees(35.0), 0.5),
+            tip([Green, Blue], Large, 4, degrees(-90.0), 1.6),
+            tip([Yellow, Green], Medium, 5, degrees(20.0), 0.3),
+        ]),
+    ]
+}
+
 /// The truth scene document: everything derived, plus the image position and visibility fields
 /// the dataset format carries (the share of each silhouette no other piece hides, pieces taken
 /// as opaque).
@@ -474,14 +578,21 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let out = PathBuf::from(args.next().unwrap_or_else(|| "sample_images".into()));
     // The samples show each setup three of the four tables; the holdouts show every table.
-    let (all_setups, holdout) = match args.next().as_deref() {
+    let which = args.next();
+    let (all_setups, holdout) = match which.as_deref() {
         Some("--holdout") => (holdout_setups(), true),
         Some("--cameras") => (camera_setups(), true),
         Some("--tables") => (table_setups(), true),
+        Some("--near-calls") => (setups().into_iter().chain(holdout_setups()).collect(), true),
         _ => (setups(), false),
     };
-    let tables = tables();
+    let near_calls = which.as_deref() == Some("--near-calls");
     for (si, setup) in all_setups.iter().enumerate() {
+        let tables = if near_calls {
+            near_call_tables(setup.eye)
+        } else {
+            tables()
+        };
         let camera_from_table = camera_from_table(setup.eye, setup.target, setup.roll);
         let camera = Camera::new(intrinsics(), camera_from_table);
         let dir = out.join(setup.name);
