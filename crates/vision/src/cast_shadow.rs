@@ -70,9 +70,7 @@ pub(crate) fn without_cast_shadows(
     }
     let shadowed: Vec<bool> = (0..found.len())
         .map(|b| {
-            // A tower's base read from the rim around the piece on it is under that piece, and
-            // so in its shadow on the table.
-            if found[b].color != Color::Black || found[b].rim_share.is_some() {
+            if found[b].color != Color::Black {
                 return false;
             }
             cast(&mut under, shadows[b].as_deref(), false);
@@ -90,8 +88,14 @@ pub(crate) fn without_cast_shadows(
                 }
             });
             cast(&mut under, shadows[b].as_deref(), true);
-            shown as f64 >= MIN_SHOWN_SHARE * all as f64
-                && inside as f64 >= IN_SHADOW_SHARE * shown as f64
+            // A tower's base read from the rim around the piece on it shows little of itself,
+            // but that rim goes round the top's foot, lit on the light's side: the top's
+            // shadow only lies on the far side. A rim that lies in the shadows is one.
+            let shows_enough = match found[b].rim_share {
+                Some(_) => shown > 0,
+                None => shown as f64 >= MIN_SHOWN_SHARE * all as f64,
+            };
+            shows_enough && inside as f64 >= IN_SHADOW_SHARE * shown as f64
         })
         .collect();
     found
@@ -438,36 +442,41 @@ mod tests {
     /// with `lamp`, the coloured pieces' shadows are painted on the table at a third of its
     /// lightness, and the red large's is found as a black small as well.
     fn table_under(lamp: Option<Point3<f64>>) -> (Segmentation, Vec<Detection>) {
-        let camera = table_camera();
-        let models = PieceModels::default();
-        let p = Placer::default();
-        let pieces = [
-            (Color::Red, Size::Large, p.upright(0.0, 80.0, 0.3)),
-            (Color::Yellow, Size::Medium, p.upright(120.0, 60.0, 0.1)),
-            (Color::Blue, Size::Small, p.upright(60.0, 140.0, 0.7)),
-            (Color::Black, Size::Medium, p.upright(220.0, 150.0, 0.2)),
-        ];
-        let mut frame = draw_pieces(&camera, &pieces).unwrap();
-        let corners = |size: Size, pose: &Isometry3<f64>| -> Vec<Point3<f64>> {
-            vertices_piece(&models.dims(size))
-                .iter()
-                .map(|v| pose * v)
-                .collect()
-        };
-        let mut found: Vec<Detection> = pieces
-            .iter()
-            .map(|&(c, s, pose)| {
-                detection(
-                    c,
-                    s,
-                    pose,
-                    silhouette(&camera, &models.dims(s), &pose).unwrap(),
-                )
-            })
-            .collect();
+        let mut pieces = casters();
+        pieces.push((
+            Color::Black,
+            Size::Medium,
+            Placer::default().upright(220.0, 150.0, 0.2),
+        ));
+        let (seg, mut found) = found_under(lamp, &pieces);
         if let Some(lamp) = lamp {
-            let table = [Vec3b::from([95, 130, 165]), Vec3b::from([105, 140, 175])];
-            for (c, s, pose) in &pieces[..3] {
+            let (_, s, pose) = pieces[0];
+            let shadow = shadow_px(&table_camera(), &lamp, &corners(s, &pose)).unwrap();
+            let pose = Placer::default().flat(Size::Small, -20.0, 90.0, 0.0);
+            found.push(detection(Color::Black, Size::Small, pose, shadow));
+        }
+        (seg, found)
+    }
+
+    /// A piece's corners on the table.
+    fn corners(size: Size, pose: &Isometry3<f64>) -> Vec<Point3<f64>> {
+        vertices_piece(&dims(size))
+            .iter()
+            .map(|v| pose * v)
+            .collect()
+    }
+
+    /// The drawn table with `pieces`, each found where it stands; under `lamp`, with the
+    /// coloured pieces' shadows painted on the table at a third of its lightness.
+    fn found_under(
+        lamp: Option<Point3<f64>>,
+        pieces: &[(Color, Size, Isometry3<f64>)],
+    ) -> (Segmentation, Vec<Detection>) {
+        let camera = table_camera();
+        let mut frame = draw_pieces(&camera, pieces).unwrap();
+        let table = [Vec3b::from([95, 130, 165]), Vec3b::from([105, 140, 175])];
+        if let Some(lamp) = lamp {
+            for (_, s, pose) in pieces.iter().filter(|(c, _, _)| *c != Color::Black) {
                 let shadow = shadow_px(&camera, &lamp, &corners(*s, pose)).unwrap();
                 for_each_run(&shadow, |y, xa, xb| {
                     for x in xa..=xb {
@@ -477,13 +486,25 @@ mod tests {
                         }
                     }
                 });
-                if *c == Color::Red {
-                    let pose = p.flat(Size::Small, -20.0, 90.0, 0.0);
-                    found.push(detection(Color::Black, Size::Small, pose, shadow));
-                }
             }
         }
+        let found = pieces
+            .iter()
+            .map(|&(c, s, pose)| {
+                detection(c, s, pose, silhouette(&camera, &dims(s), &pose).unwrap())
+            })
+            .collect();
         (segment(&frame, &ColorModel::default()).unwrap(), found)
+    }
+
+    /// The coloured pieces of [`table_under`], which show the light by their shadows.
+    fn casters() -> Vec<(Color, Size, Isometry3<f64>)> {
+        let p = Placer::default();
+        vec![
+            (Color::Red, Size::Large, p.upright(0.0, 80.0, 0.3)),
+            (Color::Yellow, Size::Medium, p.upright(120.0, 60.0, 0.1)),
+            (Color::Blue, Size::Small, p.upright(60.0, 140.0, 0.7)),
+        ]
     }
 
     fn dims(size: Size) -> PyramidDims {
@@ -593,6 +614,38 @@ mod tests {
         assert_eq!(evidence.light(&camera, &[0, 1, 2], &corners), None);
         let kept = searching_the_light(&seg, found);
         assert_eq!(kept.len(), 5);
+    }
+
+    #[test]
+    fn a_base_read_from_the_rim_a_tops_shadow_makes_is_a_shadow() {
+        // Under one lamp the blue small's shadow at its foot reads as the rim of a black small
+        // under it: a base shifted 4 mm away from the lamp, whose only pixels in view are the
+        // shadow's.
+        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let (seg, mut found) = found_under(Some(lamp), &casters());
+        let camera = table_camera();
+        let pose = Placer::default().upright(64.0, 140.0, 0.7);
+        let outline = silhouette(&camera, &dims(Size::Small), &pose).unwrap();
+        let mut base = detection(Color::Black, Size::Small, pose, outline);
+        base.rim_share = Some(0.1);
+        found.push(base);
+        let kept = searching_the_light(&seg, found);
+        assert_eq!(kept.len(), 3, "the black small is the blue's shadow");
+    }
+
+    #[test]
+    fn a_black_base_whose_rim_shows_round_its_top_is_kept() {
+        let p = Placer::default();
+        let base = p.upright(220.0, 150.0, 0.2);
+        let top = p.on_tip(Size::Medium, &base, Size::Small).unwrap();
+        let mut pieces = casters();
+        pieces.push((Color::Black, Size::Medium, base));
+        pieces.push((Color::Red, Size::Small, top));
+        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let (seg, mut found) = found_under(Some(lamp), &pieces);
+        found[3].rim_share = Some(0.3);
+        let kept = searching_the_light(&seg, found);
+        assert_eq!(kept.len(), 5, "the black medium under the red small stays");
     }
 
     #[test]
