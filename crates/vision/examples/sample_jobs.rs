@@ -475,11 +475,11 @@ fn near_call_tables(eye: Point3<f64>) -> Vec<Vec<(Color, Size, Isometry3<f64>)>>
     let bearing = |(x, y): (f64, f64)| (eye.y - y).atan2(eye.x - x);
     let tip = |colors, upright, k: usize, turn: f64, gap_mm| {
         let (x, y) = at(k);
-        tip_at_edge(colors, upright, x, y, bearing(at(k)) + PI + turn, gap_mm)
+        tip_at_edge(colors, upright, x, y, bearing((x, y)) + PI + turn, gap_mm)
     };
     let faces = |colors, sizes, k: usize, turn: f64, gap_mm| {
         let (x, y) = at(k);
-        face_to_face(colors, sizes, x, y, bearing(at(k)) + turn, gap_mm)
+        face_to_face(colors, sizes, x, y, bearing((x, y)) + turn, gap_mm)
     };
     let table = |pairs: Vec<[Piece; 2]>| {
         pairs

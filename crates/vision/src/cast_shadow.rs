@@ -507,6 +507,11 @@ mod tests {
         ]
     }
 
+    /// The tests' lamp: 0.5 m from the pieces, 35° high, on the side of negative x.
+    fn lamp() -> Point3<f64> {
+        Point3::new(60.0 - 410.0, 100.0, 287.0)
+    }
+
     fn dims(size: Size) -> PyramidDims {
         PieceModels::default().dims(size)
     }
@@ -526,8 +531,7 @@ mod tests {
 
     #[test]
     fn a_shadow_found_as_a_black_piece_is_dropped_and_the_black_piece_kept() {
-        // A lamp 0.5 m from the pieces, 35° high, on the side of negative x.
-        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let lamp = lamp();
         let (seg, found) = table_under(Some(lamp));
         assert_eq!(found.len(), 5);
         let kept = searching_the_light(&seg, found);
@@ -545,7 +549,7 @@ mod tests {
     #[test]
     fn a_light_already_searched_for_the_same_pieces_is_not_searched_again() {
         let camera = table_camera();
-        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let lamp = lamp();
         let (seg, found) = table_under(Some(lamp));
         let casters = [0, 1, 2];
         let corners: Vec<Vec<Point3<f64>>> =
@@ -567,7 +571,7 @@ mod tests {
     #[test]
     fn a_shadows_dark_and_lit_pixels_are_the_pixels_counted_one_by_one() {
         let camera = table_camera();
-        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let lamp = lamp();
         let (seg, found) = table_under(Some(lamp));
         let evidence = Evidence::new(&seg, &found, SHADOW_DARK_RATIO);
         let (mut dark, mut lit) = (0, 0);
@@ -603,7 +607,7 @@ mod tests {
         let camera = table_camera();
         let (seg, mut found) = table_under(None);
         // A black small where the lamp above would cast the red large's shadow, on lit table.
-        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let lamp = lamp();
         let red = &found[0];
         let shadow = shadow_px(&camera, &lamp, &corners_table(red, &dims)).unwrap();
         let pose = Placer::default().flat(Size::Small, -20.0, 90.0, 0.0);
@@ -621,7 +625,7 @@ mod tests {
         // Under one lamp the blue small's shadow at its foot reads as the rim of a black small
         // under it: a base shifted 4 mm away from the lamp, whose only pixels in view are the
         // shadow's.
-        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let lamp = lamp();
         let (seg, mut found) = found_under(Some(lamp), &casters());
         let camera = table_camera();
         let pose = Placer::default().upright(64.0, 140.0, 0.7);
@@ -641,7 +645,7 @@ mod tests {
         let mut pieces = casters();
         pieces.push((Color::Black, Size::Medium, base));
         pieces.push((Color::Red, Size::Small, top));
-        let lamp = Point3::new(60.0 - 410.0, 100.0, 287.0);
+        let lamp = lamp();
         let (seg, mut found) = found_under(Some(lamp), &pieces);
         found[3].rim_share = Some(0.3);
         let kept = searching_the_light(&seg, found);

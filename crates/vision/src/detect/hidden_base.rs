@@ -257,7 +257,7 @@ impl Detector {
                     hidden_by(&mut raised_free, &raised);
                     raised_free
                 } else {
-                    free.clone()
+                    free
                 };
                 hidden_unless_own(&mut fine_free, &grown(&raised, SEAM_PX));
                 Prefix::new(&fine_free)
@@ -274,7 +274,7 @@ impl Detector {
         if fit.precision < self.params.min_precision || o.on < self.params.min_region_px as f64 {
             return None;
         }
-        let mut base = self.detection(free.color, camera, &base_h, fit.precision)?;
+        let mut base = self.detection(base_region.color, camera, &base_h, fit.precision)?;
         let raised_h = top_on(&base_h);
         let raised = self.detection(top.color, camera, &raised_h, top.confidence)?;
         let top_gain = self.score(top_prefix, camera, &raised_h).0
