@@ -237,6 +237,46 @@ fn a_tower_on_pine_is_read_past_the_seam_under_its_top() {
     assert_eq!(read(top)["grounded"], false, "{}", read(top));
 }
 
+/// A red small standing beside a yellow large, seen steeply from above (`tests/frames/steep-camera-shade`,
+/// a frame of the camera holdout): the large's tinted shadow greys the small's far face, and
+/// the red that is left fits a small leaning on the large better than the standing small the
+/// usual search found. Searched closely, standing fits about as well: a piece is not read
+/// leaning on that, but standing, and the Master is told the call was close.
+#[test]
+fn a_piece_half_in_a_neighbours_shadow_stands_rather_than_leans() {
+    let frames =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frames/steep-camera-shade");
+    let scene = common::analyzed_scene(&frames.join("scene.jpg"), &frames.join("calibration.yaml"));
+    let (small, large) = (
+        id_of(&scene, "red", "small"),
+        id_of(&scene, "yellow", "large"),
+    );
+    let small_piece = scene["pieces"]
+        .as_array()
+        .and_then(|pieces| pieces.iter().find(|p| p["id"] == small))
+        .expect("the red small")
+        .clone();
+    assert_eq!(small_piece["orientation"], "upright", "{small_piece}");
+    // It stands against the large, as in the truth (0.3 mm apart).
+    assert!(
+        common::koan_relation(&scene, "touching").contains(&serde_json::json!([large, small])),
+        "{scene}"
+    );
+    let calls: Vec<String> = scene["koans"]
+        .as_array()
+        .expect("koans")
+        .iter()
+        .flat_map(|k| k["judgment_calls"].as_array().cloned().unwrap_or_default())
+        .filter_map(|c| c["note"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        calls
+            .iter()
+            .any(|c| c.starts_with(&format!("reading of {small}:"))),
+        "{calls:?}"
+    );
+}
+
 /// A sample scene's bundled truth, and the scene document `koanscope analyze` reads from its
 /// frame with the setup's bundled calibration.
 fn truth_and_reading(setup: &str, scene: &str) -> (serde_json::Value, serde_json::Value) {

@@ -698,6 +698,42 @@ impl Detector {
         })
     }
 
+    /// The best fit of a piece of `size` standing upright, searched from each of `starts` (the
+    /// table positions, mm) with diagonal moves as well: the usual search, from the region's
+    /// centre along x and y only, can stop on a ridge short of it.
+    pub(super) fn upright_searched_closely(
+        &self,
+        prefix: &Prefix,
+        camera: &Camera,
+        size: Size,
+        starts: &[Point2<f64>],
+    ) -> Option<(f64, Hypothesis)> {
+        use std::f64::consts::FRAC_PI_2;
+        starts
+            .iter()
+            .filter_map(|at| {
+                let start = Hypothesis {
+                    size,
+                    resting: Resting::Upright,
+                    x: at.x,
+                    y: at.y,
+                    yaw: 0.0,
+                    tilt: 0.0,
+                    lift: 0.0,
+                };
+                let (_, seed) = self
+                    .yaw_seeds(prefix, camera, start, FRAC_PI_2, 12)
+                    .into_iter()
+                    .next()?;
+                let (score, h, _) =
+                    pattern_search_with(seed, ACROSS_TABLE, FINEST_STEP_MM, true, |h| {
+                        self.score(prefix, camera, h).0
+                    });
+                Some((score, h))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+
     /// Pattern search over position, yaw (and tilt), halving the steps while they are longer
     /// than `stop_mm`.
     pub(super) fn refine(
@@ -722,6 +758,19 @@ pub(super) fn pattern_search(
     start: Hypothesis,
     freedom: Freedom,
     stop_mm: f64,
+    objective: impl FnMut(&Hypothesis) -> f64,
+) -> (f64, Hypothesis, f64) {
+    pattern_search_with(start, freedom, stop_mm, false, objective)
+}
+
+/// [`pattern_search`], with `diagonal` also trying the four diagonal moves across the table
+/// before a step is halved: a silhouette's score can rise along a diagonal ridge where every
+/// move along x or y alone falls.
+fn pattern_search_with(
+    start: Hypothesis,
+    freedom: Freedom,
+    stop_mm: f64,
+    diagonal: bool,
     mut objective: impl FnMut(&Hypothesis) -> f64,
 ) -> (f64, Hypothesis, f64) {
     const MOVES: [(f64, f64, f64, f64); 8] = [
@@ -782,10 +831,54 @@ pub(super) fn pattern_search(
                 improved = true;
             }
         }
+        if !improved && diagonal {
+            for (dx, dy) in [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)] {
+                let candidate = Hypothesis {
+                    x: current.x + dx * step_mm,
+                    y: current.y + dy * step_mm,
+                    ..current
+                };
+                let s = objective(&candidate);
+                if s > current_score {
+                    current = candidate;
+                    current_score = s;
+                    improved = true;
+                    break;
+                }
+            }
+        }
         if !improved {
             step_mm /= 2.0;
             step_angle /= 2.0;
         }
     }
     (current_score, current, step_mm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diagonal_ridge_stops_the_search_along_x_and_y_but_not_the_close_one() {
+        // Highest at (10, 10) mm, along a ridge running diagonally across the table: every move
+        // along x or y alone from anywhere on it falls off.
+        let ridge = |h: &Hypothesis| -100.0 * (h.x - h.y).abs() - (h.x + h.y - 20.0).powi(2);
+        let start = Hypothesis {
+            size: Size::Small,
+            resting: Resting::Upright,
+            x: 0.0,
+            y: 0.0,
+            yaw: 0.0,
+            tilt: 0.0,
+            lift: 0.0,
+        };
+        let (stuck, at, _) = pattern_search(start, ACROSS_TABLE, FINEST_STEP_MM, ridge);
+        assert_eq!((at.x, at.y, stuck), (0.0, 0.0, -400.0));
+        let (score, at, _) = pattern_search_with(start, ACROSS_TABLE, FINEST_STEP_MM, true, ridge);
+        assert!(
+            (at.x - 10.0).abs() < 0.2 && (at.y - 10.0).abs() < 0.2 && score > -1.0,
+            "{at:?} {score}"
+        );
+    }
 }
