@@ -213,9 +213,7 @@ fn the_benchmarks_full_table_is_read_piece_for_piece() {
 /// the yellow medium, not standing on the table behind a yellow small leaning in front.
 #[test]
 fn a_tower_on_pine_is_read_past_the_seam_under_its_top() {
-    let frames =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frames/pine-two-lamps");
-    let scene = common::analyzed_scene(&frames.join("scene.jpg"), &frames.join("calibration.yaml"));
+    let scene = analyzed_frame("pine-two-lamps");
     let (base, top) = (
         id_of(&scene, "yellow", "medium"),
         id_of(&scene, "green", "small"),
@@ -225,16 +223,9 @@ fn a_tower_on_pine_is_read_past_the_seam_under_its_top() {
         vec![serde_json::json!([base, top])],
         "{scene}"
     );
-    let pieces = scene["pieces"].as_array().expect("pieces");
-    let read = |id: u64| {
-        pieces
-            .iter()
-            .find(|p| p["id"] == id)
-            .expect("a piece")
-            .clone()
-    };
-    assert_eq!(read(base)["orientation"], "upright", "{}", read(base));
-    assert_eq!(read(top)["grounded"], false, "{}", read(top));
+    let (base, top) = (piece_with_id(&scene, base), piece_with_id(&scene, top));
+    assert_eq!(base["orientation"], "upright", "{base}");
+    assert_eq!(top["grounded"], false, "{top}");
 }
 
 /// A red small standing beside a yellow large, seen steeply from above (`tests/frames/steep-camera-shade`,
@@ -244,37 +235,43 @@ fn a_tower_on_pine_is_read_past_the_seam_under_its_top() {
 /// leaning on that, but standing, and the Master is told the call was close.
 #[test]
 fn a_piece_half_in_a_neighbours_shadow_stands_rather_than_leans() {
-    let frames =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frames/steep-camera-shade");
-    let scene = common::analyzed_scene(&frames.join("scene.jpg"), &frames.join("calibration.yaml"));
+    let scene = analyzed_frame("steep-camera-shade");
     let (small, large) = (
         id_of(&scene, "red", "small"),
         id_of(&scene, "yellow", "large"),
     );
-    let small_piece = scene["pieces"]
-        .as_array()
-        .and_then(|pieces| pieces.iter().find(|p| p["id"] == small))
-        .expect("the red small")
-        .clone();
+    let small_piece = piece_with_id(&scene, small);
     assert_eq!(small_piece["orientation"], "upright", "{small_piece}");
     // It stands against the large, as in the truth (0.3 mm apart).
     assert!(
         common::koan_relation(&scene, "touching").contains(&serde_json::json!([large, small])),
         "{scene}"
     );
-    let calls: Vec<String> = scene["koans"]
-        .as_array()
-        .expect("koans")
-        .iter()
-        .flat_map(|k| k["judgment_calls"].as_array().cloned().unwrap_or_default())
-        .filter_map(|c| c["note"].as_str().map(str::to_owned))
-        .collect();
+    let calls = common::koan_relation(&scene, "judgment_calls");
     assert!(
-        calls
-            .iter()
-            .any(|c| c.starts_with(&format!("reading of {small}:"))),
+        calls.iter().any(|c| c["note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with(&format!("reading of {small}:")))),
         "{calls:?}"
     );
+}
+
+/// The scene document `koanscope analyze` reads from a kept frame (`tests/frames/NAME`) with its
+/// calibration.
+fn analyzed_frame(name: &str) -> serde_json::Value {
+    let frames = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/frames")
+        .join(name);
+    common::analyzed_scene(&frames.join("scene.jpg"), &frames.join("calibration.yaml"))
+}
+
+/// The piece of an analysed scene with this id.
+fn piece_with_id(scene: &serde_json::Value, id: u64) -> serde_json::Value {
+    scene["pieces"]
+        .as_array()
+        .and_then(|pieces| pieces.iter().find(|p| p["id"] == id))
+        .unwrap_or_else(|| panic!("no piece {id}: {scene}"))
+        .clone()
 }
 
 /// A sample scene's bundled truth, and the scene document `koanscope analyze` reads from its

@@ -1016,20 +1016,19 @@ impl Detector {
             Point2::new(t.x, t.y)
         };
         let prefix = cache.prefix(region, region_key(region));
-        let (_, h) = self.upright_searched_closely(
+        let (score, h) = self.upright_searched_closely(
             &prefix,
             camera,
             tilted.size,
             &[foot(tilted), foot(usual)],
         )?;
-        let mut piece = self.accept(region, &prefix, camera, &h, f64::INFINITY)?;
-        let (score, _) = self.score(&prefix, camera, &h);
+        let fit = self.accepted_fit(&prefix, camera, &h)?;
+        // Its confidence waits for the rest of the reading, which its lead counts.
+        let mut piece = self.detection(region.color, camera, &h, 0.0)?;
         let (rest, rest_score) =
             self.rest_after(cache, region, camera, supports, &piece, f64::NEG_INFINITY);
         let total = score - self.params.min_region_px as f64 + rest_score;
-        piece.confidence = self
-            .accepted_fit(&prefix, camera, &h)?
-            .confidence(total - tilted_score);
+        piece.confidence = fit.confidence(total - tilted_score);
         let mut found = vec![piece];
         found.extend(rest);
         Some((found, total))
